@@ -1,0 +1,24 @@
+/** Jest 30 in ESM mode (`node --experimental-vm-modules`), TypeScript through @swc/jest. */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: { parser: { syntax: 'typescript' }, target: 'es2023', keepClassNames: true },
+    module: { type: 'es6' },
+    sourceMaps: 'inline',
+  },
+];
+
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: {
+    '^@kinformer/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
+    '^kinformer$': '<rootDir>/packages/kinformer/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  roots: ['<rootDir>/packages', '<rootDir>/examples'],
+  testMatch: ['**/src/**/*.test.ts', '**/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  testTimeout: 30000,
+};

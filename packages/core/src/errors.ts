@@ -1,0 +1,226 @@
+import type { Status } from './types.js';
+
+/**
+ * Every stable error code kinformer raises. Codes never change meaning; new codes may be added.
+ * See `docs/errors.md` for what each one means and what kinformer does about it.
+ */
+export const ErrorCodes = {
+  /** The DeltaFIFO/RealFIFO was closed while a `pop` waited, or after. */
+  FIFO_CLOSED: 'ERR_FIFO_CLOSED',
+  /** A key function could not key an object (no metadata, no name). */
+  KEY_FUNC: 'ERR_KEY_FUNC',
+  /** A store key is not `name` or `namespace/name`. */
+  INVALID_KEY: 'ERR_INVALID_KEY',
+  /** A label or field selector does not parse. */
+  INVALID_SELECTOR: 'ERR_INVALID_SELECTOR',
+  /** An index name is unknown, or an indexer with that name already exists. */
+  INDEX: 'ERR_INDEX',
+  /** An index function threw or returned something other than an array of strings. */
+  INDEX_FUNC: 'ERR_INDEX_FUNC',
+  /** An option has an invalid value. */
+  INVALID_OPTION: 'ERR_INVALID_OPTION',
+  /** 410 Gone / Expired: the requested resourceVersion or continue token is too old. */
+  RESOURCE_EXPIRED: 'ERR_RESOURCE_EXPIRED',
+  /** 504 with cause ResourceVersionTooLarge: the requested resourceVersion is newer than the server's. */
+  RESOURCE_VERSION_TOO_LARGE: 'ERR_RESOURCE_VERSION_TOO_LARGE',
+  /** 429 Too Many Requests (with `retryAfterSeconds` when the server said). */
+  TOO_MANY_REQUESTS: 'ERR_TOO_MANY_REQUESTS',
+  /** 400 Bad Request. */
+  BAD_REQUEST: 'ERR_BAD_REQUEST',
+  /** 401 Unauthorized. */
+  UNAUTHORIZED: 'ERR_UNAUTHORIZED',
+  /** 403 Forbidden. */
+  FORBIDDEN: 'ERR_FORBIDDEN',
+  /** 404 Not Found (the object, or the resource type itself). */
+  NOT_FOUND: 'ERR_NOT_FOUND',
+  /** 409 Conflict or AlreadyExists. */
+  CONFLICT: 'ERR_CONFLICT',
+  /** 422 Invalid. */
+  INVALID: 'ERR_INVALID',
+  /** 500 Internal Server Error (InternalError, ServerTimeout). */
+  INTERNAL: 'ERR_INTERNAL',
+  /** 503 Service Unavailable. */
+  SERVICE_UNAVAILABLE: 'ERR_SERVICE_UNAVAILABLE',
+  /** 504 Timeout (other than a too-large resourceVersion). */
+  TIMEOUT: 'ERR_TIMEOUT',
+  /** Any other non-2xx answer from the API server. */
+  API_STATUS: 'ERR_API_STATUS',
+  /** The connection failed, was refused or reset before an answer. */
+  CONNECTION: 'ERR_CONNECTION',
+  /** A response body is not what the protocol says (HTML error page, truncated list, non-JSON). */
+  BAD_RESPONSE: 'ERR_BAD_RESPONSE',
+  /** A watch line is not valid JSON, or its object is missing, null, or has no metadata. */
+  MALFORMED_WATCH_EVENT: 'ERR_MALFORMED_WATCH_EVENT',
+  /** A watch event has a type other than ADDED, MODIFIED, DELETED, BOOKMARK or ERROR. */
+  UNKNOWN_EVENT_TYPE: 'ERR_UNKNOWN_EVENT_TYPE',
+  /** A watch line is longer than the configured limit. */
+  WATCH_LINE_TOO_LARGE: 'ERR_WATCH_LINE_TOO_LARGE',
+  /** A watch delivered nothing (not even a bookmark) for longer than its timeout plus a margin. */
+  WATCH_STALLED: 'ERR_WATCH_STALLED',
+  /** A watch ended within a second of starting without delivering anything. */
+  VERY_SHORT_WATCH: 'ERR_VERY_SHORT_WATCH',
+  /** An object's apiVersion/kind is not the informer's expected type. */
+  UNEXPECTED_TYPE: 'ERR_UNEXPECTED_TYPE',
+  /** An object's resourceVersion is not a decimal number, or goes back in time. */
+  BAD_RESOURCE_VERSION: 'ERR_BAD_RESOURCE_VERSION',
+  /** The informer was stopped; the operation is not allowed any more. */
+  INFORMER_STOPPED: 'ERR_INFORMER_STOPPED',
+  /** `run` was called on something that is already running. */
+  ALREADY_STARTED: 'ERR_ALREADY_STARTED',
+  /** An event handler threw or rejected. */
+  HANDLER_FAILED: 'ERR_HANDLER_FAILED',
+  /** The work queue is shutting down. */
+  QUEUE_SHUT_DOWN: 'ERR_QUEUE_SHUT_DOWN',
+  /** `waitForCacheSync` gave up: the signal was aborted or an informer can never sync. */
+  CACHE_SYNC_FAILED: 'ERR_CACHE_SYNC_FAILED',
+  /** The operation was aborted through its AbortSignal. */
+  ABORTED: 'ERR_ABORTED',
+  /** Leader election could not acquire, renew or release its lease. */
+  LEADER_ELECTION: 'ERR_LEADER_ELECTION',
+} as const;
+
+/** One of {@link ErrorCodes}' values. */
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+/** Options for {@link KinformerError}. */
+export interface KinformerErrorOptions {
+  cause?: unknown;
+  /** The API server's Status, when the error came from the server. */
+  status?: Status;
+  /** The HTTP status code, when the error came from an HTTP answer. */
+  httpStatus?: number;
+  /** Seconds the server asked us to wait (`Retry-After` or `details.retryAfterSeconds`). */
+  retryAfterSeconds?: number;
+  /** Free-form context for logs (resource, key, line number…). Never credentials. */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The one error class kinformer throws. `code` is stable (see {@link ErrorCodes}); `status` carries
+ * the API server's `Status` when there was one; `cause` (ES2022) the underlying error.
+ */
+export class KinformerError extends Error {
+  override readonly name = 'KinformerError';
+  readonly code: ErrorCode;
+  readonly status: Status | undefined;
+  readonly httpStatus: number | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: KinformerErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = options.status;
+    this.httpStatus = options.httpStatus ?? options.status?.code;
+    this.retryAfterSeconds = options.retryAfterSeconds ?? positive(options.status?.details?.retryAfterSeconds);
+    this.details = options.details;
+  }
+
+  /**
+   * The error for an API server `Status` (an HTTP error body or a watch `ERROR` event's object).
+   * The code follows the Status' `code` and `reason` as client-go's `apierrors` does.
+   */
+  static fromStatus(status: Status, options: Omit<KinformerErrorOptions, 'status'> = {}): KinformerError {
+    const httpStatus = options.httpStatus ?? status.code;
+    const message = status.message ?? status.reason ?? `the server answered ${httpStatus ?? 'an error'}`;
+    return new KinformerError(codeForStatus(status, httpStatus), message, { ...options, status, ...(httpStatus === undefined ? {} : { httpStatus }) });
+  }
+}
+
+function positive(n: number | undefined): number | undefined {
+  return n !== undefined && n > 0 ? n : undefined;
+}
+
+const TOO_LARGE_MESSAGES = [
+  'Too large resource version',
+  'too large resource version',
+];
+
+/** True when a Status says the requested resourceVersion is newer than the server's (any of the 3 formats). */
+export function isTooLargeResourceVersionStatus(status: Status): boolean {
+  if (status.details?.causes?.some((c) => c.reason === 'ResourceVersionTooLarge')) return true;
+  // Servers 1.17.0–1.18.5 sent the error without the cause; client-go matches the message.
+  const msg = status.message ?? '';
+  return (status.code === 504 || status.reason === 'Timeout') && TOO_LARGE_MESSAGES.some((m) => msg.includes(m));
+}
+
+function codeForStatus(status: Status, httpStatus: number | undefined): ErrorCode {
+  if (isTooLargeResourceVersionStatus(status)) return ErrorCodes.RESOURCE_VERSION_TOO_LARGE;
+  switch (status.reason) {
+    case 'Expired':
+    case 'Gone':
+      return ErrorCodes.RESOURCE_EXPIRED;
+    case 'TooManyRequests':
+      return ErrorCodes.TOO_MANY_REQUESTS;
+    case 'Unauthorized':
+      return ErrorCodes.UNAUTHORIZED;
+    case 'Forbidden':
+      return ErrorCodes.FORBIDDEN;
+    case 'NotFound':
+      return ErrorCodes.NOT_FOUND;
+    case 'Conflict':
+    case 'AlreadyExists':
+      return ErrorCodes.CONFLICT;
+    case 'Invalid':
+      return ErrorCodes.INVALID;
+    case 'BadRequest':
+      return ErrorCodes.BAD_REQUEST;
+    case 'InternalError':
+    case 'ServerTimeout':
+      return ErrorCodes.INTERNAL;
+    case 'ServiceUnavailable':
+      return ErrorCodes.SERVICE_UNAVAILABLE;
+    case 'Timeout':
+      return ErrorCodes.TIMEOUT;
+  }
+  switch (httpStatus) {
+    case 400:
+      return ErrorCodes.BAD_REQUEST;
+    case 401:
+      return ErrorCodes.UNAUTHORIZED;
+    case 403:
+      return ErrorCodes.FORBIDDEN;
+    case 404:
+      return ErrorCodes.NOT_FOUND;
+    case 409:
+      return ErrorCodes.CONFLICT;
+    case 410:
+      return ErrorCodes.RESOURCE_EXPIRED;
+    case 422:
+      return ErrorCodes.INVALID;
+    case 429:
+      return ErrorCodes.TOO_MANY_REQUESTS;
+    case 500:
+      return ErrorCodes.INTERNAL;
+    case 503:
+      return ErrorCodes.SERVICE_UNAVAILABLE;
+    case 504:
+      return ErrorCodes.TIMEOUT;
+  }
+  return ErrorCodes.API_STATUS;
+}
+
+/** True when `err` is a {@link KinformerError}, optionally with the given code. */
+export function isKinformerError(err: unknown, code?: ErrorCode): err is KinformerError {
+  return err instanceof KinformerError && (code === undefined || err.code === code);
+}
+
+/** True for 410 Expired/Gone. */
+export function isExpiredError(err: unknown): boolean {
+  return isKinformerError(err, ErrorCodes.RESOURCE_EXPIRED);
+}
+
+/** True for 429 Too Many Requests. */
+export function isTooManyRequestsError(err: unknown): boolean {
+  return isKinformerError(err, ErrorCodes.TOO_MANY_REQUESTS);
+}
+
+/** True for a 504 too-large-resourceVersion error. */
+export function isTooLargeResourceVersionError(err: unknown): boolean {
+  return isKinformerError(err, ErrorCodes.RESOURCE_VERSION_TOO_LARGE);
+}
+
+/** The error an aborted operation rejects with. */
+export function abortError(signal?: AbortSignal): KinformerError {
+  return new KinformerError(ErrorCodes.ABORTED, 'the operation was aborted', signal?.reason === undefined ? {} : { cause: signal.reason });
+}

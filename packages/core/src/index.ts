@@ -1,0 +1,41 @@
+export type {
+  GroupVersionResource,
+  KubeList,
+  KubeObject,
+  ListMeta,
+  ObjectMeta,
+  OwnerReference,
+  Status,
+  StatusCause,
+} from './types.js';
+export { groupVersionString, gvrString, hasObjectMeta, resourceVersionOf } from './types.js';
+export { DeletedFinalStateUnknown, isDeletedFinalStateUnknown } from './deletedFinalStateUnknown.js';
+export type { ExplicitKey, KeyFunc } from './keys.js';
+export { deletionHandlingMetaNamespaceKeyFunc, metaNamespaceKeyFunc, splitMetaNamespaceKey } from './keys.js';
+export type { ErrorCode, KinformerErrorOptions } from './errors.js';
+export {
+  abortError,
+  ErrorCodes,
+  isExpiredError,
+  isKinformerError,
+  isTooLargeResourceVersionError,
+  isTooLargeResourceVersionStatus,
+  isTooManyRequestsError,
+  KinformerError,
+} from './errors.js';
+export type {
+  LabelRequirement,
+  LabelSelector,
+  LabelSelectorObject,
+  LabelSelectorOperator,
+} from './labelSelector.js';
+export { labelSelectorFromObject, parseLabelSelector } from './labelSelector.js';
+export type { FieldRequirement, FieldSelector, FieldSelectorOperator } from './fieldSelector.js';
+export { parseFieldSelector } from './fieldSelector.js';
+export type { Clock, Timer } from './clock.js';
+export { FakeClock, flush, realClock } from './clock.js';
+export type { Backoff, BackoffOptions } from './backoff.js';
+export { ExponentialBackoff } from './backoff.js';
+export type { CreateLoggerOptions, Logger } from './logger.js';
+export { componentLogger, createLogger, getDefaultLogger, REDACT_PATHS } from './logger.js';
+export { deepFreeze, defaultFreezeObjects } from './freeze.js';

@@ -1,0 +1,9 @@
+export type {
+  ListerWatcher,
+  ListOptions,
+  ReflectorStore,
+  RequestContext,
+  WatchEvent,
+  WatchEventType,
+  WatchOptions,
+} from './listerWatcher.js';
