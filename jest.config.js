@@ -13,6 +13,7 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: {
+    '^@kinformer/([a-z-]+)/([a-zA-Z]+)$': '<rootDir>/packages/$1/src/$2.ts',
     '^@kinformer/([a-z-]+)$': '<rootDir>/packages/$1/src/index.ts',
     '^kinformer$': '<rootDir>/packages/kinformer/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -1,0 +1,58 @@
+import type { KeyFunc } from '@kinformer/core';
+
+/**
+ * client-go's `Store`: a keyed, thread-safe (atomic with respect to the event loop) object cache.
+ * Objects are stored once and returned by reference: callers must never mutate what they get.
+ * `list()` returns a fresh array (a snapshot) whose elements are the stored objects.
+ */
+export interface Store<T> {
+  /** Inserts or replaces the object under its key. */
+  add(obj: T): void;
+  /** Same as {@link Store.add} (an upsert). */
+  update(obj: T): void;
+  /** Removes the object's key. Unknown keys are ignored. */
+  delete(obj: T): void;
+  list(): T[];
+  listKeys(): string[];
+  /** The stored object with the same key as `obj`, or `undefined`. */
+  get(obj: T): T | undefined;
+  getByKey(key: string): T | undefined;
+  /** Replaces the whole contents atomically (indices are rebuilt) and records `resourceVersion`. */
+  replace(items: T[], resourceVersion: string): void;
+  /** No-op for a plain store (kept for the ReflectorStore contract). */
+  resync(): void;
+  /** How many objects are stored. */
+  size(): number;
+  /** The resourceVersion of the last written object, replace or bookmark ("last written", not max). */
+  lastStoreSyncResourceVersion(): string;
+  /** Records a bookmark's resourceVersion. */
+  bookmark(resourceVersion: string): void;
+}
+
+/** Computes the index values of an object (several values allowed; an empty array means none). */
+export type IndexFunc<T> = (obj: T) => string[];
+
+/** Index functions by index name. */
+export type Indexers<T> = Record<string, IndexFunc<T>>;
+
+/** client-go's `Indexer`: a {@link Store} with secondary indexes. */
+export interface Indexer<T> extends Store<T> {
+  /** Objects whose values for `indexName` intersect `obj`'s. Throws `ERR_INDEX` for an unknown index. */
+  index(indexName: string, obj: T): T[];
+  /** Keys of objects indexed under `value`. Throws `ERR_INDEX` for an unknown index. */
+  indexKeys(indexName: string, value: string): string[];
+  /** The distinct values currently present in the index (empty for an unknown index). */
+  listIndexFuncValues(indexName: string): string[];
+  /** Objects indexed under `value`. Throws `ERR_INDEX` for an unknown index. */
+  byIndex(indexName: string, value: string): T[];
+  getIndexers(): Readonly<Indexers<T>>;
+  /** Adds indexers and indexes existing items at once. Throws `ERR_INDEX` on a name conflict. */
+  addIndexers(indexers: Indexers<T>): void;
+}
+
+/** Options of `newStore` / `newIndexer`. */
+export interface StoreOptions<T> {
+  keyFunc?: KeyFunc<T>;
+  /** Deep-freeze stored objects (default: development mode, see `defaultFreezeObjects`). */
+  freeze?: boolean;
+}
