@@ -1,0 +1,93 @@
+/**
+ * `pnpm bench:informer`: kinformer's SharedIndexInformer vs `@kubernetes/client-node`'s makeInformer
+ * vs a raw fetch-and-parse floor, side by side in one run. The list/watch server runs in its own
+ * process; each contender runs in a fresh child process per round. Prints a table of medians and
+ * ratios and writes it, with a chart, to docs/performance.md.
+ *
+ * Options: --rounds N (3), --sizes 10000,50000, --events 100000, --only floor,kinformer, --no-write
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import type { ContenderResult } from './contender.js';
+import { median, updateDoc, type Row } from './report.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+function opt(name: string, dflt: string): string {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1]! : dflt;
+}
+const rounds = Number(opt('rounds', '3'));
+const sizes = opt('sizes', '10000,50000').split(',').map(Number);
+const events = Number(opt('events', '100000'));
+const names = opt('only', 'floor,client-node,kinformer').split(',');
+
+async function startServer(): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(path.join(here, 'server.js'), [], { execArgv: ['--max-old-space-size=8192'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (m: { url: string }) => resolve(m.url));
+    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+  return { child, url };
+}
+
+function runContender(name: string, url: string, pods: number, evs: number): Promise<ContenderResult> {
+  const child = fork(path.join(here, 'contender.js'), [name, url, String(pods), String(evs)], {
+    execArgv: ['--expose-gc', '--max-old-space-size=8192'],
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    let result: ContenderResult | undefined;
+    child.on('message', (m: ContenderResult) => (result = m));
+    child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`${name} exited with ${code}`))));
+  });
+}
+
+async function post(url: string): Promise<void> {
+  await (await fetch(url, { method: 'POST' })).text();
+}
+
+async function main(): Promise<void> {
+  const { child: server, url } = await startServer();
+  const rows: Row[] = [];
+  try {
+    for (const pods of sizes) {
+      // Events are measured at the smallest size only: the burst is the same either way.
+      const evs = pods === Math.min(...sizes) ? events : 0;
+      const results = new Map<string, ContenderResult[]>();
+      for (let r = 0; r < rounds; r++) {
+        // Rotate the order each round so no contender always runs first.
+        const order = names.map((_, i) => names[(i + r) % names.length]!);
+        for (const name of order) {
+          await post(`${url}/_bench/reset?pods=${pods}`);
+          if (evs) await post(`${url}/_bench/prepare?events=${evs}`);
+          const res = await runContender(name, url, pods, evs);
+          process.stderr.write(`  ${name} pods=${pods} round=${r + 1}: sync ${res.syncMs.toFixed(0)} ms, heap ${res.heapAfterSyncMB.toFixed(1)} MB, ${res.eventsPerSec.toFixed(0)} ev/s, relist peak RSS ${res.peakRssDuringRelistMB.toFixed(0)} MB\n`);
+          results.set(name, [...(results.get(name) ?? []), res]);
+        }
+      }
+      for (const [name, rs] of results) {
+        rows.push({
+          name,
+          pods,
+          syncMs: median(rs.map((x) => x.syncMs)),
+          heapAfterSyncMB: median(rs.map((x) => x.heapAfterSyncMB)),
+          rssAfterSyncMB: median(rs.map((x) => x.rssAfterSyncMB)),
+          eventsPerSec: evs ? median(rs.map((x) => x.eventsPerSec)) : undefined,
+          peakRssDuringRelistMB: median(rs.map((x) => x.peakRssDuringRelistMB)),
+        });
+      }
+    }
+  } finally {
+    server.kill();
+  }
+  const text = updateDoc(rows, { rounds, events, write: !args.includes('--no-write') });
+  console.log(text);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
