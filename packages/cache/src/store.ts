@@ -12,10 +12,13 @@ export interface Store<T> {
   update(obj: T): void;
   /** Removes the object's key. Unknown keys are ignored. */
   delete(obj: T): void;
+  /** Every stored object, in a new array (a snapshot; the elements are the stored objects). */
   list(): T[];
+  /** Every key, in a new array. */
   listKeys(): string[];
   /** The stored object with the same key as `obj`, or `undefined`. */
   get(obj: T): T | undefined;
+  /** The object stored under `key`, or `undefined`. Never throws, allocates nothing. */
   getByKey(key: string): T | undefined;
   /** Replaces the whole contents atomically (indices are rebuilt) and records `resourceVersion`. */
   replace(items: T[], resourceVersion: string): void;
@@ -35,7 +38,10 @@ export type IndexFunc<T> = (obj: T) => string[];
 /** Index functions by index name. */
 export type Indexers<T> = Record<string, IndexFunc<T>>;
 
-/** client-go's `Indexer`: a {@link Store} with secondary indexes. */
+/**
+ * client-go's `Indexer`: a {@link Store} with secondary indexes, maintained on every write.
+ * Every array returned is new and owned by the caller (its elements are the stored objects).
+ */
 export interface Indexer<T> extends Store<T> {
   /** Objects whose values for `indexName` intersect `obj`'s. Throws `ERR_INDEX` for an unknown index. */
   index(indexName: string, obj: T): T[];
@@ -45,6 +51,7 @@ export interface Indexer<T> extends Store<T> {
   listIndexFuncValues(indexName: string): string[];
   /** Objects indexed under `value`. Throws `ERR_INDEX` for an unknown index. */
   byIndex(indexName: string, value: string): T[];
+  /** The index functions by name (read-only). */
   getIndexers(): Readonly<Indexers<T>>;
   /** Adds indexers and indexes existing items at once. Throws `ERR_INDEX` on a name conflict. */
   addIndexers(indexers: Indexers<T>): void;
@@ -52,6 +59,7 @@ export interface Indexer<T> extends Store<T> {
 
 /** Options of `newStore` / `newIndexer`. */
 export interface StoreOptions<T> {
+  /** The key function, when not passed positionally (default `deletionHandlingMetaNamespaceKeyFunc`). */
   keyFunc?: KeyFunc<T>;
   /** Deep-freeze stored objects (default: development mode, see `defaultFreezeObjects`). */
   freeze?: boolean;

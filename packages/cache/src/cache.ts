@@ -1,0 +1,122 @@
+import { defaultFreezeObjects, deletionHandlingMetaNamespaceKeyFunc } from '@kinformer/core';
+import type { KeyFunc } from '@kinformer/core';
+import type { Indexer, Indexers, Store, StoreOptions } from './store.js';
+import { ThreadSafeStore } from './threadSafeStore.js';
+
+/**
+ * client-go's `cache`: a {@link ThreadSafeStore} keyed by a key function. Every method keys its
+ * argument once and delegates; a key function that throws (`ERR_KEY_FUNC`) leaves the store unchanged.
+ */
+class Cache<T> implements Indexer<T> {
+  readonly #keyFunc: KeyFunc<T>;
+  readonly #store: ThreadSafeStore<T>;
+
+  constructor(keyFunc: KeyFunc<T>, indexers: Indexers<T>, freeze: boolean) {
+    this.#keyFunc = keyFunc;
+    this.#store = new ThreadSafeStore<T>(indexers, { freeze });
+  }
+
+  add(obj: T): void {
+    this.#store.update(this.#keyFunc(obj), obj);
+  }
+
+  update(obj: T): void {
+    this.#store.update(this.#keyFunc(obj), obj);
+  }
+
+  delete(obj: T): void {
+    this.#store.deleteWithObject(this.#keyFunc(obj), obj);
+  }
+
+  list(): T[] {
+    return this.#store.list();
+  }
+
+  listKeys(): string[] {
+    return this.#store.listKeys();
+  }
+
+  get(obj: T): T | undefined {
+    return this.#store.get(this.#keyFunc(obj));
+  }
+
+  getByKey(key: string): T | undefined {
+    return this.#store.get(key);
+  }
+
+  replace(items: T[], resourceVersion: string): void {
+    const keyed = new Map<string, T>();
+    for (const item of items) keyed.set(this.#keyFunc(item), item);
+    this.#store.replace(keyed, resourceVersion);
+  }
+
+  resync(): void {
+    this.#store.resync();
+  }
+
+  size(): number {
+    return this.#store.size();
+  }
+
+  lastStoreSyncResourceVersion(): string {
+    return this.#store.lastStoreSyncResourceVersion();
+  }
+
+  bookmark(resourceVersion: string): void {
+    this.#store.bookmark(resourceVersion);
+  }
+
+  index(indexName: string, obj: T): T[] {
+    return this.#store.index(indexName, obj);
+  }
+
+  indexKeys(indexName: string, value: string): string[] {
+    return this.#store.indexKeys(indexName, value);
+  }
+
+  listIndexFuncValues(indexName: string): string[] {
+    return this.#store.listIndexFuncValues(indexName);
+  }
+
+  byIndex(indexName: string, value: string): T[] {
+    return this.#store.byIndex(indexName, value);
+  }
+
+  getIndexers(): Readonly<Indexers<T>> {
+    return this.#store.getIndexers();
+  }
+
+  addIndexers(indexers: Indexers<T>): void {
+    this.#store.addIndexers(indexers);
+  }
+}
+
+function resolveKeyFunc<T>(keyFunc: KeyFunc<T> | undefined, options: StoreOptions<T>): KeyFunc<T> {
+  return keyFunc ?? options.keyFunc ?? (deletionHandlingMetaNamespaceKeyFunc as KeyFunc<T>);
+}
+
+/**
+ * A {@link Store} (client-go's `NewStore`).
+ *
+ * - `keyFunc` (or `options.keyFunc`; the positional one wins) defaults to core's
+ *   `deletionHandlingMetaNamespaceKeyFunc`: `namespace/name` or `name`, and a
+ *   `DeletedFinalStateUnknown` tombstone yields its `key`, so `store.delete(tombstone)` works.
+ * - `options.freeze` (default `defaultFreezeObjects()`: on unless `NODE_ENV=production`, overridden
+ *   by `KINFORMER_FREEZE`) deep-freezes objects as they are stored by add/update/replace, so code
+ *   that mutates a cached object throws instead of corrupting the cache. Freezing applies to the
+ *   caller's object itself: objects are stored once and never copied.
+ * - Writes are atomic: a key function or index function that throws leaves the store unchanged.
+ * - `list()`/`listKeys()` return a new array on every call (a snapshot of the keys/objects).
+ */
+export function newStore<T>(keyFunc?: KeyFunc<T>, options: StoreOptions<T> = {}): Store<T> {
+  return new Cache<T>(resolveKeyFunc(keyFunc, options), {}, options.freeze ?? defaultFreezeObjects());
+}
+
+/**
+ * An {@link Indexer} (client-go's `NewIndexer`): a {@link newStore} store with the given secondary
+ * indexes, maintained on every write. More can be added later with `addIndexers`, which indexes the
+ * objects already stored. Throws `ERR_INDEX` if an indexer is not a function.
+ */
+export function newIndexer<T>(keyFunc?: KeyFunc<T>, indexers: Indexers<T> = {}, options: StoreOptions<T> = {}): Indexer<T> {
+  return new Cache<T>(resolveKeyFunc(keyFunc, options), indexers, options.freeze ?? defaultFreezeObjects());
+}
