@@ -1,0 +1,199 @@
+import type { Clock, Timer } from '@kinformer/core';
+
+/** Gauge `workqueue_depth`: how many items are waiting to be processed (added, not yet handed out). */
+export const WORKQUEUE_DEPTH = 'workqueue_depth';
+/** Counter `workqueue_adds_total`: adds that were not collapsed into an item already waiting. */
+export const WORKQUEUE_ADDS_TOTAL = 'workqueue_adds_total';
+/** Histogram `workqueue_queue_duration_seconds`: seconds an item waited between add and get. */
+export const WORKQUEUE_QUEUE_DURATION_SECONDS = 'workqueue_queue_duration_seconds';
+/** Histogram `workqueue_work_duration_seconds`: seconds between get and done. */
+export const WORKQUEUE_WORK_DURATION_SECONDS = 'workqueue_work_duration_seconds';
+/** Gauge `workqueue_unfinished_work_seconds`: seconds of work in progress, summed over all items being processed. */
+export const WORKQUEUE_UNFINISHED_WORK_SECONDS = 'workqueue_unfinished_work_seconds';
+/** Gauge `workqueue_longest_running_processor_seconds`: age of the oldest item being processed. */
+export const WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS = 'workqueue_longest_running_processor_seconds';
+/** Counter `workqueue_retries_total`: `addAfter` / `addRateLimited` calls on a live queue. */
+export const WORKQUEUE_RETRIES_TOTAL = 'workqueue_retries_total';
+/** The label every workqueue metric carries: the queue's `name` option. */
+export const WORKQUEUE_NAME_LABEL = 'name';
+/**
+ * Histogram buckets controller-runtime uses for the two duration histograms (seconds):
+ * `prometheus.ExponentialBuckets(10e-9, 10, 12)`, i.e. 1e-8 … 1e3.
+ */
+export const WORKQUEUE_DURATION_BUCKETS: readonly number[] = Object.freeze(
+  Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1))),
+);
+
+/** How often the unfinished-work gauges are refreshed, ms (client-go's `defaultUnfinishedWorkUpdatePeriod`). */
+export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
+
+/** A gauge that goes up and down by one (depth). */
+export interface GaugeMetric {
+  inc(): void;
+  dec(): void;
+}
+
+/** A gauge that is set to a value (unfinished work, longest running processor). */
+export interface SettableGaugeMetric {
+  set(value: number): void;
+}
+
+/** A counter (adds, retries). */
+export interface CounterMetric {
+  inc(): void;
+}
+
+/** A histogram of seconds (queue duration, work duration). */
+export interface HistogramMetric {
+  observe(seconds: number): void;
+}
+
+/**
+ * Where a queue sends its metrics (client-go's `MetricsProvider`). Each method is called once, when
+ * a queue is constructed, with the queue's `name`, and returns the metric that queue updates; a
+ * method left out means that metric is not collected. A prom-client backed provider is a few lines:
+ * `newDepthMetric: (name) => depthGauge.labels({ name })` and so on (see the README). The metric
+ * objects are called on the queue's hot path: keep them cheap and never let them throw.
+ */
+export interface MetricsProvider {
+  /** {@link WORKQUEUE_DEPTH}. */
+  newDepthMetric?(name: string): GaugeMetric;
+  /** {@link WORKQUEUE_ADDS_TOTAL}. */
+  newAddsMetric?(name: string): CounterMetric;
+  /** {@link WORKQUEUE_QUEUE_DURATION_SECONDS}. */
+  newLatencyMetric?(name: string): HistogramMetric;
+  /** {@link WORKQUEUE_WORK_DURATION_SECONDS}. */
+  newWorkDurationMetric?(name: string): HistogramMetric;
+  /** {@link WORKQUEUE_UNFINISHED_WORK_SECONDS}; refreshed every 500 ms while the queue is not shut down. */
+  newUnfinishedWorkSecondsMetric?(name: string): SettableGaugeMetric;
+  /** {@link WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS}; refreshed every 500 ms while the queue is not shut down. */
+  newLongestRunningProcessorSecondsMetric?(name: string): SettableGaugeMetric;
+  /** {@link WORKQUEUE_RETRIES_TOTAL}. */
+  newRetriesMetric?(name: string): CounterMetric;
+}
+
+/**
+ * What a queue reports to (client-go's `queueMetrics` + `retryMetrics`).
+ * @internal Used by the queue classes of this package only.
+ */
+export interface QueueMetrics<K> {
+  add(item: K): void;
+  get(item: K): void;
+  done(item: K): void;
+  retry(): void;
+  /** Stops the periodic unfinished-work refresh. Idempotent. */
+  stop(): void;
+}
+
+const noop = (): void => {};
+
+const noMetrics: QueueMetrics<never> = { add: noop, get: noop, done: noop, retry: noop, stop: noop };
+
+/**
+ * The metrics of one queue: a no-op when `provider` is undefined, otherwise the metrics the provider
+ * makes for `name`, with a 500 ms clock timer refreshing the unfinished-work gauges (only when the
+ * provider makes at least one of them).
+ * @internal Used by the queue classes of this package only.
+ */
+export function createQueueMetrics<K>(
+  name: string,
+  provider: MetricsProvider | undefined,
+  clock: Clock,
+): QueueMetrics<K> {
+  if (!provider) return noMetrics;
+  return new DefaultQueueMetrics<K>(name, provider, clock);
+}
+
+const noGauge: GaugeMetric = { inc: noop, dec: noop };
+const noCounter: CounterMetric = { inc: noop };
+const noHistogram: HistogramMetric = { observe: noop };
+
+class DefaultQueueMetrics<K> implements QueueMetrics<K> {
+  private readonly depth: GaugeMetric;
+  private readonly adds: CounterMetric;
+  private readonly latency: HistogramMetric;
+  private readonly workDuration: HistogramMetric;
+  private readonly unfinishedWorkSeconds: SettableGaugeMetric | undefined;
+  private readonly longestRunningProcessor: SettableGaugeMetric | undefined;
+  private readonly retries: CounterMetric;
+  /** When each waiting item was first added (clock ms). */
+  private readonly addTimes = new Map<K, number>();
+  /** When each item being processed was handed out (clock ms). */
+  private readonly processingStartTimes = new Map<K, number>();
+  private timer: Timer | undefined;
+  private stopped = false;
+
+  constructor(
+    name: string,
+    provider: MetricsProvider,
+    private readonly clock: Clock,
+  ) {
+    this.depth = provider.newDepthMetric?.(name) ?? noGauge;
+    this.adds = provider.newAddsMetric?.(name) ?? noCounter;
+    this.latency = provider.newLatencyMetric?.(name) ?? noHistogram;
+    this.workDuration = provider.newWorkDurationMetric?.(name) ?? noHistogram;
+    this.unfinishedWorkSeconds = provider.newUnfinishedWorkSecondsMetric?.(name);
+    this.longestRunningProcessor = provider.newLongestRunningProcessorSecondsMetric?.(name);
+    this.retries = provider.newRetriesMetric?.(name) ?? noCounter;
+    if (this.unfinishedWorkSeconds || this.longestRunningProcessor) this.schedule();
+  }
+
+  add(item: K): void {
+    this.adds.inc();
+    this.depth.inc();
+    if (!this.addTimes.has(item)) this.addTimes.set(item, this.clock.now());
+  }
+
+  get(item: K): void {
+    const now = this.clock.now();
+    this.depth.dec();
+    this.processingStartTimes.set(item, now);
+    const addedAt = this.addTimes.get(item);
+    if (addedAt !== undefined) {
+      this.latency.observe((now - addedAt) / 1000);
+      this.addTimes.delete(item);
+    }
+  }
+
+  done(item: K): void {
+    const startedAt = this.processingStartTimes.get(item);
+    if (startedAt !== undefined) {
+      this.workDuration.observe((this.clock.now() - startedAt) / 1000);
+      this.processingStartTimes.delete(item);
+    }
+  }
+
+  retry(): void {
+    this.retries.inc();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    this.timer = this.clock.setTimeout(this.tick, UNFINISHED_WORK_UPDATE_PERIOD_MS);
+  }
+
+  private readonly tick = (): void => {
+    this.timer = undefined;
+    if (this.stopped) return;
+    this.updateUnfinishedWork();
+    this.schedule();
+  };
+
+  private updateUnfinishedWork(): void {
+    const now = this.clock.now();
+    let total = 0;
+    let oldest = 0;
+    for (const startedAt of this.processingStartTimes.values()) {
+      const age = (now - startedAt) / 1000;
+      total += age;
+      if (age > oldest) oldest = age;
+    }
+    this.unfinishedWorkSeconds?.set(total);
+    this.longestRunningProcessor?.set(oldest);
+  }
+}

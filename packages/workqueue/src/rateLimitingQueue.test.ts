@@ -1,0 +1,158 @@
+import { FakeClock } from '@kinformer/core';
+import { ItemExponentialFailureRateLimiter, type RateLimiter } from './rateLimiters.js';
+import { RateLimitingQueue } from './rateLimitingQueue.js';
+
+async function getItem<K>(q: RateLimitingQueue<K>): Promise<K> {
+  const { item, shutdown } = await q.get();
+  if (shutdown) throw new Error('expected an item, the queue is shut down');
+  return item;
+}
+
+describe('RateLimitingQueue', () => {
+  // client-go TestRateLimitingQueue
+  it('delays each rate-limited add by the limiter, per item, and forget resets the item', () => {
+    const clock = new FakeClock();
+    const q = new RateLimitingQueue<string>({
+      clock,
+      rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: 1000 }),
+    });
+    const delay = (): number | undefined => {
+      const at = clock.nextTimerAt();
+      return at === undefined ? undefined : at - clock.now();
+    };
+
+    q.addRateLimited('one');
+    expect(delay()).toBe(1);
+    clock.advance(1);
+    q.addRateLimited('one');
+    expect(delay()).toBe(2);
+    expect(q.numRequeues('one')).toBe(2);
+    clock.advance(2);
+
+    q.addRateLimited('two');
+    expect(delay()).toBe(1);
+    clock.advance(1);
+    q.addRateLimited('two');
+    expect(delay()).toBe(2);
+    clock.advance(2);
+
+    q.forget('one');
+    expect(q.numRequeues('one')).toBe(0);
+    q.addRateLimited('one');
+    expect(delay()).toBe(1);
+  });
+
+  it('adds the item once the delay has passed', async () => {
+    const clock = new FakeClock();
+    const q = new RateLimitingQueue<string>({
+      clock,
+      rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 10, maxDelayMs: 1000 }),
+    });
+    q.addRateLimited('a');
+    q.addRateLimited('a'); // 20 ms; the pending 10 ms entry wins
+    clock.advance(9);
+    expect(q.len()).toBe(0);
+    clock.advance(1);
+    expect(q.len()).toBe(1);
+    expect(await getItem(q)).toBe('a');
+    clock.advance(100);
+    expect(q.len()).toBe(0);
+  });
+
+  it('does not remove a pending item on forget', () => {
+    const clock = new FakeClock();
+    const q = new RateLimitingQueue<string>({
+      clock,
+      rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 10 }),
+    });
+    q.addRateLimited('a');
+    q.forget('a');
+    clock.advance(10);
+    expect(q.len()).toBe(1);
+  });
+
+  it('uses the default controller rate limiter when none is given: per-item backoff from 5 ms', () => {
+    const clock = new FakeClock();
+    const q = new RateLimitingQueue<string>({ clock });
+    const delay = (): number => clock.nextTimerAt()! - clock.now();
+    q.addRateLimited('a');
+    expect(delay()).toBe(5);
+    clock.advance(5);
+    q.addRateLimited('a');
+    expect(delay()).toBe(10);
+    expect(q.numRequeues('a')).toBe(2);
+  });
+
+  it('uses the default controller rate limiter when none is given: 10 qps overall after a burst of 100, on the queue clock', () => {
+    const clock = new FakeClock();
+    const q = new RateLimitingQueue<string>({ clock });
+    for (let i = 0; i < 100; i++) q.addRateLimited(`fresh-${i}`);
+    q.addRateLimited('late'); // the bucket is empty: waits one token, 100 ms
+    clock.advance(5);
+    expect(q.len()).toBe(100);
+    clock.advance(94);
+    expect(q.len()).toBe(100);
+    clock.advance(1);
+    expect(q.len()).toBe(101);
+  });
+
+  it('ignores addRateLimited after shutdown without asking the limiter', () => {
+    const clock = new FakeClock();
+    const asked: string[] = [];
+    const limiter: RateLimiter<string> = {
+      when: (item) => {
+        asked.push(item);
+        return 1;
+      },
+      forget: () => {},
+      numRequeues: () => 0,
+    };
+    const q = new RateLimitingQueue<string>({ clock, rateLimiter: limiter });
+    q.shutDown();
+    q.addRateLimited('a');
+    clock.advance(10);
+    expect(asked).toEqual([]);
+    expect(q.len()).toBe(0);
+  });
+
+  it('runs the canonical controller loop: retry with backoff on failure, forget on success', async () => {
+    const clock = new FakeClock();
+    const q = new RateLimitingQueue<string>({
+      clock,
+      rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 5 }),
+    });
+    const attempts: [string, number][] = [];
+    let failuresLeft = 2;
+    const sync = (key: string): void => {
+      attempts.push([key, clock.now()]);
+      if (failuresLeft-- > 0) throw new Error('transient');
+    };
+    const worker = (async () => {
+      for (;;) {
+        const { item: key, shutdown } = await q.get();
+        if (shutdown) return;
+        try {
+          sync(key);
+          q.forget(key);
+        } catch {
+          q.addRateLimited(key);
+        } finally {
+          q.done(key);
+        }
+      }
+    })();
+
+    q.add('ns/a');
+    await clock.tick(0);
+    await clock.tick(5);
+    await clock.tick(10);
+    q.shutDown();
+    await worker;
+    expect(attempts).toEqual([
+      ['ns/a', 0],
+      ['ns/a', 5],
+      ['ns/a', 15],
+    ]);
+    expect(q.numRequeues('ns/a')).toBe(0);
+  });
+});
