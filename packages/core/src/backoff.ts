@@ -61,7 +61,11 @@ export class ExponentialBackoff implements Backoff {
     }
     const base = this.current;
     this.current = Math.min(this.capMs, base * this.factor);
-    return this.jitter > 0 ? base + this.random() * this.jitter * base : base;
+    if (this.jitter <= 0) return base;
+    const max = base * (1 + this.jitter);
+    const delay = base + this.random() * this.jitter * base;
+    // Float rounding lands on the excluded upper bound when random() is just below 1.
+    return delay < max ? delay : max * (1 - Number.EPSILON);
   }
 
   reset(): void {

@@ -1,6 +1,8 @@
 /** A cancellable timer returned by {@link Clock.setTimeout}. */
 export interface Timer {
   cancel(): void;
+  /** Lets the process exit while only this timer is pending (real clock; a no-op on the fake one). */
+  unref?(): void;
 }
 
 /**
@@ -39,7 +41,12 @@ export const realClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn, ms) {
     const handle = setTimeout(fn, Math.max(0, ms));
-    return { cancel: () => clearTimeout(handle) };
+    return {
+      cancel: () => clearTimeout(handle),
+      unref: () => {
+        handle.unref();
+      },
+    };
   },
   sleep(ms, signal) {
     return sleepWith(realClock, ms, signal);

@@ -139,9 +139,12 @@ const TOO_LARGE_MESSAGES = [
 /** True when a Status says the requested resourceVersion is newer than the server's (any of the 3 formats). */
 export function isTooLargeResourceVersionStatus(status: Status): boolean {
   if (status.details?.causes?.some((c) => c.reason === 'ResourceVersionTooLarge')) return true;
-  // Servers 1.17.0–1.18.5 sent the error without the cause; client-go matches the message.
+  if (status.code !== 504 && status.reason !== 'Timeout') return false;
+  // Servers 1.17.0–1.18.5 put the text in a cause's message, older ones only in the Status' message;
+  // client-go matches both (reflector.go `isTooLargeResourceVersionError`).
+  if (status.details?.causes?.some((c) => c.message === 'Too large resource version')) return true;
   const msg = status.message ?? '';
-  return (status.code === 504 || status.reason === 'Timeout') && TOO_LARGE_MESSAGES.some((m) => msg.includes(m));
+  return TOO_LARGE_MESSAGES.some((m) => msg.includes(m));
 }
 
 function codeForStatus(status: Status, httpStatus: number | undefined): ErrorCode {

@@ -1,4 +1,4 @@
-import { DeletedFinalStateUnknown } from './deletedFinalStateUnknown.js';
+import { DeletedFinalStateUnknown, isDeletedFinalStateUnknown } from './deletedFinalStateUnknown.js';
 import { ErrorCodes, KinformerError } from './errors.js';
 import { deletionHandlingMetaNamespaceKeyFunc, metaNamespaceKeyFunc, splitMetaNamespaceKey } from './keys.js';
 
@@ -15,8 +15,12 @@ describe('metaNamespaceKeyFunc', () => {
 
   it('throws ERR_KEY_FUNC for an object without metadata or name', () => {
     expect(() => metaNamespaceKeyFunc({ kind: 'Pod' })).toThrow(KinformerError);
-    expect(() => metaNamespaceKeyFunc({ metadata: {} })).toThrow(expect.objectContaining({ code: ErrorCodes.KEY_FUNC }));
-    expect(() => metaNamespaceKeyFunc(null as never)).toThrow(expect.objectContaining({ code: ErrorCodes.KEY_FUNC }));
+    expect(() => metaNamespaceKeyFunc({ metadata: {} })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.KEY_FUNC }),
+    );
+    expect(() => metaNamespaceKeyFunc(null as never)).toThrow(
+      expect.objectContaining({ code: ErrorCodes.KEY_FUNC }),
+    );
   });
 });
 
@@ -47,7 +51,24 @@ describe('splitMetaNamespaceKey', () => {
     expect(err.code).toBe(ErrorCodes.INVALID_KEY);
     expect(err.message).toContain('"a/b/c"');
     expect(err.details).toEqual({ key: 'a/b/c', position: 3 });
-    expect(() => splitMetaNamespaceKey('')).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_KEY }));
-    expect(() => splitMetaNamespaceKey('ns/')).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_KEY }));
+    expect(() => splitMetaNamespaceKey('')).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_KEY }),
+    );
+    expect(() => splitMetaNamespaceKey('ns/')).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_KEY }),
+    );
+  });
+});
+
+describe('DeletedFinalStateUnknown', () => {
+  it('keeps the key and the last known object, and is told apart from objects by isDeletedFinalStateUnknown', () => {
+    const last = { metadata: { namespace: 'ns', name: 'gone' } };
+    const tomb = new DeletedFinalStateUnknown('ns/gone', last);
+    expect(tomb.key).toBe('ns/gone');
+    expect(tomb.obj).toBe(last);
+    expect(isDeletedFinalStateUnknown(tomb)).toBe(true);
+    expect(isDeletedFinalStateUnknown(last)).toBe(false);
+    expect(isDeletedFinalStateUnknown({ key: 'ns/gone', obj: last })).toBe(false);
+    expect(isDeletedFinalStateUnknown(null)).toBe(false);
   });
 });

@@ -2,32 +2,34 @@ import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'p
 
 export type { Logger } from 'pino';
 
-/**
- * Paths pino redacts in every kinformer log line: bearer tokens, client keys, passwords and
- * `Authorization` headers, wherever they appear in a logged object.
- */
-export const REDACT_PATHS: readonly string[] = [
+/** Property names whose values are credentials: bearer tokens, passwords, client keys. */
+const SECRET_KEYS = [
   'authorization',
   'Authorization',
   'token',
   'bearerToken',
+  'access-token',
   'password',
   'keyData',
   'clientKey',
   'client-key-data',
-  '*.authorization',
-  '*.Authorization',
-  '*.token',
-  '*.bearerToken',
-  '*.password',
-  '*.keyData',
-  '*.clientKey',
-  '*.headers.authorization',
-  '*.headers.Authorization',
-  'headers.authorization',
-  'headers.Authorization',
-  'err.headers.authorization',
 ];
+
+/**
+ * Paths pino redacts in every kinformer log line: bearer tokens, `Authorization` headers, client
+ * keys and passwords, at the top level of a logged object and up to two levels down
+ * (`{ token }`, `{ user: { token } }`, `{ req: { headers: { authorization } } }`), plus
+ * `Authorization` headers three levels down (`{ err: { request: { headers } } }`). Deeper values are
+ * not redacted: never log a whole KubeConfig, user or request object.
+ */
+export const REDACT_PATHS: readonly string[] = Object.freeze([
+  ...SECRET_KEYS.flatMap((key) => {
+    const prop = /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+    return [prop.startsWith('.') ? key : prop, `*${prop}`, `*.*${prop}`];
+  }),
+  '*.*.headers.authorization',
+  '*.*.headers.Authorization',
+]);
 
 /** Options for {@link createLogger}. */
 export interface CreateLoggerOptions {
@@ -44,7 +46,8 @@ export interface CreateLoggerOptions {
  * is set (`info`, `debug`, …).
  */
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
-  const level = options.level ?? process.env.KINFORMER_LOG_LEVEL ?? 'silent';
+  // An empty KINFORMER_LOG_LEVEL (`KINFORMER_LOG_LEVEL=`) counts as unset; pino rejects ''.
+  const level = options.level ?? (process.env.KINFORMER_LOG_LEVEL || 'silent');
   const extra = options.pino ?? {};
   const userRedact = Array.isArray(extra.redact) ? extra.redact : (extra.redact?.paths ?? []);
   const opts: LoggerOptions = {

@@ -1,0 +1,215 @@
+import { getEventListeners } from 'node:events';
+
+import { FakeClock, flush, realClock } from './clock.js';
+
+function abortListeners(signal: AbortSignal): number {
+  return getEventListeners(signal, 'abort').length;
+}
+
+describe('FakeClock', () => {
+  it('starts at the given time and moves only when told', () => {
+    const clock = new FakeClock(1_000);
+    expect(clock.now()).toBe(1_000);
+    expect(new FakeClock().now()).toBe(0);
+    clock.advance(250);
+    expect(clock.now()).toBe(1_250);
+  });
+
+  it('fires timers in time order, then in creation order for equal times', () => {
+    const clock = new FakeClock();
+    const fired: string[] = [];
+    clock.setTimeout(() => fired.push('c@30'), 30);
+    clock.setTimeout(() => fired.push('a@10'), 10);
+    clock.setTimeout(() => fired.push('b1@20'), 20);
+    clock.setTimeout(() => fired.push('b2@20'), 20);
+    clock.setTimeout(() => fired.push('z@0'), -5); // negative delays count as 0
+    expect(clock.pendingTimers()).toBe(5);
+    expect(clock.nextTimerAt()).toBe(0);
+    clock.advance(25);
+    expect(fired).toEqual(['z@0', 'a@10', 'b1@20', 'b2@20']);
+    expect(clock.now()).toBe(25);
+    expect(clock.pendingTimers()).toBe(1);
+    expect(clock.nextTimerAt()).toBe(30);
+    clock.advance(5);
+    expect(fired).toEqual(['z@0', 'a@10', 'b1@20', 'b2@20', 'c@30']);
+    expect(clock.nextTimerAt()).toBeUndefined();
+  });
+
+  it('runs each timer with now() equal to its due time', () => {
+    const clock = new FakeClock(100);
+    const seen: number[] = [];
+    clock.setTimeout(() => seen.push(clock.now()), 10);
+    clock.setTimeout(() => seen.push(clock.now()), 40);
+    clock.advance(100);
+    expect(seen).toEqual([110, 140]);
+    expect(clock.now()).toBe(200);
+  });
+
+  it('fires timers that a firing timer schedules within the same advance', () => {
+    const clock = new FakeClock();
+    const fired: number[] = [];
+    clock.setTimeout(() => {
+      fired.push(clock.now());
+      clock.setTimeout(() => fired.push(clock.now()), 5);
+      clock.setTimeout(() => fired.push(clock.now()), 50);
+    }, 10);
+    clock.advance(20);
+    expect(fired).toEqual([10, 15]);
+    expect(clock.pendingTimers()).toBe(1);
+  });
+
+  it('does not fire a cancelled timer and forgets it', () => {
+    const clock = new FakeClock();
+    const fired: string[] = [];
+    const a = clock.setTimeout(() => fired.push('a'), 10);
+    clock.setTimeout(() => fired.push('b'), 10);
+    a.cancel();
+    a.cancel(); // idempotent
+    expect(clock.pendingTimers()).toBe(1);
+    clock.advance(10);
+    expect(fired).toEqual(['b']);
+  });
+
+  it('lets a timer cancel a later one', () => {
+    const clock = new FakeClock();
+    const fired: string[] = [];
+    const later = clock.setTimeout(() => fired.push('later'), 20);
+    clock.setTimeout(() => later.cancel(), 10);
+    clock.advance(30);
+    expect(fired).toEqual([]);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('tick() lets promise callbacks run between timers, so async chains driven by the clock complete', async () => {
+    const clock = new FakeClock();
+    const log: number[] = [];
+    const chain = (async () => {
+      await clock.sleep(10);
+      log.push(clock.now());
+      await clock.sleep(5);
+      log.push(clock.now());
+      await clock.sleep(100);
+      log.push(clock.now());
+    })();
+    await clock.tick(20);
+    expect(log).toEqual([10, 15]);
+    expect(clock.now()).toBe(20);
+    await clock.tick(100);
+    expect(log).toEqual([10, 15, 115]);
+    await chain;
+  });
+
+  it('advance() alone does not run promise callbacks in between (synchronous)', async () => {
+    const clock = new FakeClock();
+    const log: number[] = [];
+    const chain = (async () => {
+      await clock.sleep(10);
+      log.push(clock.now());
+      await clock.sleep(5);
+      log.push(clock.now());
+    })();
+    clock.advance(20);
+    await flush();
+    // The second sleep was only scheduled once the first resolved, after advance() returned: due at 25.
+    expect(log).toEqual([20]);
+    expect(clock.nextTimerAt()).toBe(25);
+    await clock.tick(5);
+    await chain;
+    expect(log).toEqual([20, 25]);
+  });
+
+  it('tickToNext() jumps to the next timer and reports whether there was one', async () => {
+    const clock = new FakeClock();
+    const fired: number[] = [];
+    clock.setTimeout(() => fired.push(clock.now()), 300);
+    clock.setTimeout(() => fired.push(clock.now()), 300);
+    clock.setTimeout(() => fired.push(clock.now()), 700);
+    expect(await clock.tickToNext()).toBe(true);
+    expect(fired).toEqual([300, 300]);
+    expect(clock.now()).toBe(300);
+    expect(await clock.tickToNext()).toBe(true);
+    expect(clock.now()).toBe(700);
+    expect(await clock.tickToNext()).toBe(false);
+    expect(clock.now()).toBe(700);
+  });
+});
+
+describe('Clock.sleep', () => {
+  it('resolves after the delay and removes its abort listener', async () => {
+    const clock = new FakeClock();
+    const controller = new AbortController();
+    let done = false;
+    const sleeping = clock.sleep(1_000, controller.signal).then(() => (done = true));
+    expect(abortListeners(controller.signal)).toBe(1);
+    await clock.tick(999);
+    expect(done).toBe(false);
+    await clock.tick(1);
+    await sleeping;
+    expect(done).toBe(true);
+    expect(abortListeners(controller.signal)).toBe(0);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('resolves as soon as the signal aborts, cancels its timer and removes its listener', async () => {
+    const clock = new FakeClock();
+    const controller = new AbortController();
+    let done = false;
+    const sleeping = clock.sleep(60_000, controller.signal).then(() => (done = true));
+    await flush();
+    expect(done).toBe(false);
+    controller.abort();
+    await sleeping;
+    expect(done).toBe(true);
+    expect(clock.now()).toBe(0);
+    expect(clock.pendingTimers()).toBe(0);
+    expect(abortListeners(controller.signal)).toBe(0);
+  });
+
+  it('resolves at once, without a timer or listener, when the signal is already aborted', async () => {
+    const clock = new FakeClock();
+    const signal = AbortSignal.abort();
+    await clock.sleep(60_000, signal);
+    expect(clock.pendingTimers()).toBe(0);
+    expect(abortListeners(signal)).toBe(0);
+  });
+
+  it('leaves no listeners behind after many sleeps on one long-lived signal', async () => {
+    const clock = new FakeClock();
+    const controller = new AbortController();
+    for (let i = 0; i < 50; i++) {
+      const s = clock.sleep(10, controller.signal);
+      await clock.tick(10);
+      await s;
+    }
+    expect(abortListeners(controller.signal)).toBe(0);
+  });
+});
+
+describe('realClock', () => {
+  it('reads the wall clock', () => {
+    const before = Date.now();
+    const now = realClock.now();
+    expect(now).toBeGreaterThanOrEqual(before);
+    expect(now).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('runs timers and can cancel them', async () => {
+    const fired: string[] = [];
+    const cancelled = realClock.setTimeout(() => fired.push('cancelled'), 1);
+    realClock.setTimeout(() => fired.push('kept'), 1);
+    cancelled.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fired).toEqual(['kept']);
+  });
+
+  it('sleeps and wakes early on abort, removing its listener', async () => {
+    const controller = new AbortController();
+    await realClock.sleep(1, controller.signal);
+    expect(abortListeners(controller.signal)).toBe(0);
+    const long = realClock.sleep(60_000, controller.signal);
+    expect(abortListeners(controller.signal)).toBe(1);
+    controller.abort();
+    await long; // would time the test out if the timer were still what resolves it
+    expect(abortListeners(controller.signal)).toBe(0);
+  });
+});
