@@ -1,0 +1,342 @@
+import {
+  abortError,
+  componentLogger,
+  DeletedFinalStateUnknown,
+  metaNamespaceKeyFunc,
+  realClock,
+} from '@kinformer/core';
+import type { Clock, KeyFunc, Logger } from '@kinformer/core';
+import type { FIFOOptions, KeyListerGetter, TransformFunc } from './fifoOptions.js';
+import { closedError, isPromiseLike, keyOf, SLOW_DEPTH, SLOW_MS } from './internal.js';
+import type { Delta, Deltas, DeltaType, PopProcessFunc, Queue } from './queue.js';
+import { RequeueError } from './requeueError.js';
+import { RingBuffer } from './ringBuffer.js';
+import { Waiters } from './waiters.js';
+
+/** Options of {@link DeltaFIFO}. */
+export interface DeltaFIFOOptions<T> extends FIFOOptions<T> {
+  /**
+   * When true, `replace` queues `Replaced` deltas; when false (the default, as in client-go), it
+   * queues `Sync` deltas, which consumers cannot tell from a periodic resync.
+   */
+  emitDeltaTypeReplaced?: boolean;
+}
+
+/**
+ * client-go's `DeltaFIFO`: a queue of keys, each with the list of changes ({@link Deltas}) that
+ * happened to its object since it was queued.
+ *
+ * - Order: a key keeps the place it got when first queued; later deltas for a queued key join its
+ *   list without moving it ("no line jumping"). `pop` hands all deltas of the oldest key at once.
+ * - Dedup: only two trailing `Deleted` deltas collapse into one (the one with more information:
+ *   a plain delete wins over a `DeletedFinalStateUnknown` tombstone). Nothing else is merged.
+ * - `delete` of a key that is neither queued nor in `knownObjects` is ignored.
+ * - `replace(list)` queues `Replaced` (or `Sync`) for every item, then a tombstone delete for every
+ *   queued or known key missing from the list (tombstone object: the newest queued object, else
+ *   the known one), never adding a second delete after a queued one.
+ * - `resync()` queues `Sync(knownObject)` for every known key with nothing queued.
+ * - `hasSynced()` turns true once the first `replace`'s keys (tombstones included) have all been
+ *   popped and processed, or at once if `add`/`update`/`delete` came before any `replace`.
+ *
+ * Every call is synchronous and atomic with respect to pops; `add`/`update`/`delete` and `pop` are
+ * O(1) amortised. One consumer is expected: concurrent pops work but may process two versions of
+ * one object at the same time.
+ */
+export class DeltaFIFO<T> implements Queue<T> {
+  /** The name used in logs and errors. */
+  readonly name: string;
+
+  private readonly items = new Map<string, Deltas<T>>();
+  private readonly queue = new RingBuffer<string>();
+  private readonly waiters = new Waiters();
+  private readonly keyFunc: KeyFunc<T>;
+  private readonly knownObjects: KeyListerGetter<T> | undefined;
+  private readonly emitDeltaTypeReplaced: boolean;
+  private readonly transformer: TransformFunc<T> | undefined;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private populated = false;
+  private initialPopulationCount = 0;
+  private closed = false;
+
+  constructor(options: DeltaFIFOOptions<T> = {}) {
+    this.name = options.name ?? 'DeltaFIFO';
+    this.keyFunc = options.keyFunction ?? (metaNamespaceKeyFunc as KeyFunc<T>);
+    this.knownObjects = options.knownObjects;
+    this.emitDeltaTypeReplaced = options.emitDeltaTypeReplaced ?? false;
+    this.transformer = options.transformer;
+    this.clock = options.clock ?? realClock;
+    this.log = componentLogger(options.logger, { component: 'DeltaFIFO', name: this.name });
+  }
+
+  /**
+   * client-go's `KeyOf`: the key of an object (the key function), of a tombstone (its `key`), or of
+   * a `Deltas` (its newest object's). Throws `ERR_KEY_FUNC` for an empty `Deltas`.
+   */
+  keyOf(obj: T | DeletedFinalStateUnknown<T> | Deltas<T>): string {
+    return keyOf(this.keyFunc, obj);
+  }
+
+  /** Queues an `Added` delta (after the transformer). Throws if the object cannot be keyed. */
+  add(obj: T): void {
+    const key = this.keyOf(obj);
+    const object = this.transform(obj);
+    this.populated = true;
+    this.queueAction('Added', key, object);
+  }
+
+  /** Queues an `Updated` delta (after the transformer). Throws if the object cannot be keyed. */
+  update(obj: T): void {
+    const key = this.keyOf(obj);
+    const object = this.transform(obj);
+    this.populated = true;
+    this.queueAction('Updated', key, object);
+  }
+
+  /**
+   * Queues a `Deleted` delta, unless the key is neither queued nor in `knownObjects` (it was
+   * presumably deleted by a relist already; a second report is not made). Accepts a tombstone.
+   */
+  delete(obj: T | DeletedFinalStateUnknown<T>): void {
+    const key = this.keyOf(obj);
+    this.populated = true;
+    if (
+      !this.items.has(key) &&
+      (this.knownObjects === undefined || this.knownObjects.getByKey(key) === undefined)
+    ) {
+      return;
+    }
+    this.queueAction('Deleted', key, this.transform(obj));
+  }
+
+  /**
+   * Atomically: queues `Replaced` (with `emitDeltaTypeReplaced`) or `Sync` for every item, then a
+   * `Deleted(DeletedFinalStateUnknown)` for every queued key not in `items` and for every known key
+   * neither in `items` nor queued. The first call fixes the initial population (unique keys of
+   * `items` plus those deletions) unless an add/update/delete came first. Keys and transforms are
+   * computed before anything is queued, so a throw leaves the queue unchanged.
+   */
+  replace(items: T[], resourceVersion: string): void {
+    const n = items.length;
+    const keys = new Array<string>(n);
+    const objects = new Array<T | DeletedFinalStateUnknown<T>>(n);
+    for (let i = 0; i < n; i++) {
+      const item = items[i] as T;
+      keys[i] = this.keyOf(item);
+      objects[i] = this.transform(item);
+    }
+    const action: DeltaType = this.emitDeltaTypeReplaced ? 'Replaced' : 'Sync';
+    const newKeys = new Set(keys);
+    for (let i = 0; i < n; i++)
+      this.queueAction(action, keys[i] as string, objects[i] as T | DeletedFinalStateUnknown<T>);
+
+    // Deletion detection against the queue: every queued key not in the new list. Queued keys are
+    // walked in queue order (the loop adds no new key, so the queue does not change size).
+    let queuedDeletions = 0;
+    for (let i = 0; i < this.queue.size; i++) {
+      const key = this.queue.at(i) as string;
+      if (newKeys.has(key)) continue;
+      const deltas = this.items.get(key) as Deltas<T>;
+      const newest = (deltas[deltas.length - 1] as Delta<T>).object;
+      const last = newest instanceof DeletedFinalStateUnknown ? newest.obj : newest;
+      queuedDeletions++;
+      this.queueAction('Deleted', key, new DeletedFinalStateUnknown(key, last));
+    }
+
+    // Deletion detection against the consumer's cache: known keys neither listed nor queued.
+    if (this.knownObjects !== undefined) {
+      for (const key of this.knownObjects.listKeys()) {
+        if (newKeys.has(key) || this.items.has(key)) continue;
+        const known = this.knownObjects.getByKey(key);
+        if (known === undefined) {
+          this.log.warn({ key }, 'key listed by knownObjects has no object; no tombstone queued');
+          continue;
+        }
+        queuedDeletions++;
+        this.queueAction('Deleted', key, new DeletedFinalStateUnknown(key, known));
+      }
+    }
+
+    if (!this.populated) {
+      this.populated = true;
+      this.initialPopulationCount = newKeys.size + queuedDeletions;
+    }
+    this.log.debug({ items: n, deletions: queuedDeletions, resourceVersion }, 'replace');
+  }
+
+  /**
+   * Queues `Sync(knownObject)` for every known object whose key has nothing queued (a queued delta
+   * is newer than the cache; re-delivering the cached version would go back in time). The object is
+   * not transformed again. No-op without `knownObjects`.
+   */
+  resync(): void {
+    const known = this.knownObjects;
+    if (known === undefined) return;
+    for (const listed of known.listKeys()) {
+      const obj = known.getByKey(listed);
+      if (obj === undefined) continue;
+      const key = this.keyOf(obj);
+      if (this.items.has(key)) continue;
+      this.queueAction('Sync', key, obj);
+    }
+  }
+
+  /**
+   * Re-queues a `Deltas` (the result of a `pop`) unless its key is queued already, in which case
+   * nothing happens (the queued deltas are newer). Appends at the back. Keeps its own copy of the
+   * array. Throws `ERR_KEY_FUNC` for an empty `Deltas`.
+   */
+  addIfNotPresent(deltas: Deltas<T>): void {
+    const key = this.keyOf(deltas);
+    this.populated = true;
+    if (this.items.has(key)) return;
+    this.items.set(key, deltas.slice());
+    this.queue.push(key);
+    this.waiters.wakeAll();
+  }
+
+  /**
+   * Waits until a key is queued, removes the oldest one and calls `process(deltas, isInInitialList)`
+   * with all its deltas (oldest first; the array now belongs to the caller). Resolves with the
+   * deltas once `process` (sync or async) returned. A `process` that throws a {@link RequeueError}
+   * gets the deltas put back (see there); any other throw rejects `pop` and the deltas are dropped.
+   *
+   * A closed queue is still drained; `pop` rejects with `ERR_FIFO_CLOSED` only when the queue is
+   * closed and empty. With `signal`, a waiting `pop` rejects with `ERR_ABORTED` when it aborts (at
+   * once if it already has) and removes its listener.
+   */
+  async pop(process: PopProcessFunc<T>, options: { signal?: AbortSignal } = {}): Promise<Deltas<T>> {
+    const { signal } = options;
+    if (signal?.aborted) throw abortError(signal);
+    while (this.queue.size === 0) {
+      if (this.closed) throw closedError(this.name);
+      await this.waiters.wait(signal);
+    }
+    const key = this.queue.shift() as string;
+    const deltas = this.items.get(key) as Deltas<T>;
+    this.items.delete(key);
+    const isInInitialList = !this.hasSynced();
+    const depth = this.queue.size;
+    const started = depth > SLOW_DEPTH ? this.clock.now() : 0;
+    try {
+      const result = process(deltas, isInInitialList);
+      if (isPromiseLike(result)) await result;
+    } catch (err) {
+      if (!(err instanceof RequeueError)) throw err;
+      this.requeue(key, deltas);
+      if (err.cause !== undefined) throw err;
+    } finally {
+      // After processing (client-go holds its lock while processing, so nobody sees hasSynced()
+      // turn true before the last initial item is in the consumer's cache).
+      if (this.initialPopulationCount > 0) this.initialPopulationCount--;
+      if (depth > SLOW_DEPTH) {
+        const ms = this.clock.now() - started;
+        if (ms > SLOW_MS) this.log.info({ key, depth, ms }, 'slow event handlers blocking the queue');
+      }
+    }
+    return deltas;
+  }
+
+  /** True once the initial population has been popped and processed (see the class comment). */
+  hasSynced(): boolean {
+    return this.populated && this.initialPopulationCount === 0;
+  }
+
+  /** Closes the queue: waiting pops reject with `ERR_FIFO_CLOSED`; queued items can still be popped. */
+  close(): void {
+    this.closed = true;
+    this.waiters.wakeAll();
+  }
+
+  /** True once {@link DeltaFIFO.close} was called. */
+  isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** The newest object of every queued key, in queue order (a snapshot; do not mutate the objects). */
+  list(): Array<T | DeletedFinalStateUnknown<T>> {
+    const out = new Array<T | DeletedFinalStateUnknown<T>>(this.queue.size);
+    for (let i = 0; i < this.queue.size; i++) {
+      const deltas = this.items.get(this.queue.at(i) as string) as Deltas<T>;
+      out[i] = (deltas[deltas.length - 1] as Delta<T>).object;
+    }
+    return out;
+  }
+
+  /** The queued keys, in queue order (a snapshot). */
+  listKeys(): string[] {
+    return this.queue.toArray();
+  }
+
+  /** A copy of the deltas queued under `obj`'s key, or `undefined`. */
+  get(obj: T | DeletedFinalStateUnknown<T> | Deltas<T>): Deltas<T> | undefined {
+    return this.getByKey(this.keyOf(obj));
+  }
+
+  /** A copy of the deltas queued under `key`, or `undefined`. */
+  getByKey(key: string): Deltas<T> | undefined {
+    return this.items.get(key)?.slice();
+  }
+
+  /** Number of queued keys. */
+  length(): number {
+    return this.queue.size;
+  }
+
+  private transform(obj: T | DeletedFinalStateUnknown<T>): T | DeletedFinalStateUnknown<T> {
+    if (this.transformer === undefined || obj instanceof DeletedFinalStateUnknown) return obj;
+    return this.transformer(obj);
+  }
+
+  private queueAction(type: DeltaType, key: string, object: T | DeletedFinalStateUnknown<T>): void {
+    const delta: Delta<T> = { type, object };
+    const deltas = this.items.get(key);
+    if (deltas === undefined) {
+      this.items.set(key, [delta]);
+      this.queue.push(key);
+      this.waiters.wakeAll();
+      return;
+    }
+    deltas.push(delta);
+    dedupTrailingDeletes(deltas);
+  }
+
+  /** Puts popped deltas back: merged before newer deltas of a re-queued key, else at the back. */
+  private requeue(key: string, deltas: Deltas<T>): void {
+    this.populated = true;
+    const newer = this.items.get(key);
+    if (newer === undefined) {
+      this.items.set(key, deltas);
+      this.queue.push(key);
+      this.waiters.wakeAll();
+      return;
+    }
+    const older = deltas[deltas.length - 1];
+    const first = newer[0];
+    let merged: Deltas<T>;
+    if (older !== undefined && first !== undefined && older.type === 'Deleted' && first.type === 'Deleted') {
+      merged = deltas.slice(0, -1);
+      merged.push(keptDeletion(older, first));
+      for (let i = 1; i < newer.length; i++) merged.push(newer[i] as Delta<T>);
+    } else {
+      merged = deltas.concat(newer);
+    }
+    this.items.set(key, merged);
+  }
+}
+
+/** client-go's `dedupDeltas`: collapses the last two deltas when both are deletions. */
+function dedupTrailingDeletes<T>(deltas: Deltas<T>): void {
+  const n = deltas.length;
+  if (n < 2) return;
+  const newer = deltas[n - 1] as Delta<T>;
+  const older = deltas[n - 2] as Delta<T>;
+  if (older.type !== 'Deleted' || newer.type !== 'Deleted') return;
+  deltas[n - 2] = keptDeletion(older, newer);
+  deltas.length = n - 1;
+}
+
+/** Of two consecutive deletions, the one with more information: the older unless it is a tombstone. */
+function keptDeletion<T>(older: Delta<T>, newer: Delta<T>): Delta<T> {
+  return older.object instanceof DeletedFinalStateUnknown ? newer : older;
+}
