@@ -1,0 +1,1288 @@
+import { getEventListeners } from 'node:events';
+import {
+  ErrorCodes,
+  ExponentialBackoff,
+  FakeClock,
+  flush,
+  KinformerError,
+  type Backoff,
+  type KubeList,
+  type KubeObject,
+  type Status,
+} from '@kinformer/core';
+import type { ListerWatcher, ReflectorStore, WatchEvent } from './listerWatcher.js';
+import { isUnsupportedTableObject, Reflector, type ReflectorOptions } from './reflector.js';
+import { FakeListerWatcher, type FakeListerWatcherOptions } from './testing.js';
+
+// ------------------------------------------------------------------------------------------------
+// fixtures
+
+interface Pod extends KubeObject {
+  spec?: { nodeName?: string };
+}
+
+function pod(name: string, resourceVersion: string, namespace = 'default'): Pod {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, resourceVersion } };
+}
+
+function podList(resourceVersion: string, items: Pod[] = [], cont?: string): KubeList<Pod> {
+  return {
+    apiVersion: 'v1',
+    kind: 'PodList',
+    metadata: cont === undefined ? { resourceVersion } : { resourceVersion, continue: cont },
+    items,
+  };
+}
+
+function pods(from: number, to: number): Pod[] {
+  const out: Pod[] = [];
+  for (let i = from; i < to; i++) out.push(pod(`pod-${i}`, String(i)));
+  return out;
+}
+
+function status(code: number, reason: string, message: string, details?: Status['details']): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
+  if (details) s.details = details;
+  return s;
+}
+
+const expiredStatus = (): Status => status(410, 'Expired', 'too old resource version: 1 (5)');
+const expiredError = (): KinformerError => KinformerError.fromStatus(expiredStatus());
+const tooManyRequests = (retryAfterSeconds?: number): KinformerError =>
+  KinformerError.fromStatus(
+    status(
+      429,
+      'TooManyRequests',
+      'storage is (re)initializing',
+      retryAfterSeconds === undefined ? undefined : { retryAfterSeconds },
+    ),
+  );
+const internalStatus = (): Status =>
+  status(500, 'InternalError', 'Internal error occurred: etcdserver: no leader');
+const connectionRefused = (): KinformerError =>
+  new KinformerError(ErrorCodes.CONNECTION, 'connect ECONNREFUSED 127.0.0.1:6443');
+const forbidden = (): KinformerError =>
+  KinformerError.fromStatus(
+    status(403, 'Forbidden', 'pods is forbidden: User "x" cannot watch resource "pods"'),
+  );
+
+function key(obj: KubeObject): string {
+  const m = obj.metadata ?? {};
+  return m.namespace ? `${m.namespace}/${String(m.name)}` : String(m.name);
+}
+
+/** A tiny store recording every call (does not depend on @kinformer/cache). */
+class RecordingStore implements ReflectorStore<Pod> {
+  readonly ops: string[] = [];
+  readonly items = new Map<string, Pod>();
+  readonly replaces: Array<{ items: Pod[]; resourceVersion: string }> = [];
+  readonly rvUpdates: string[] = [];
+  readonly bookmarks: string[] = [];
+  resyncs = 0;
+  onResync: (() => void) | undefined;
+
+  add(obj: Pod): void {
+    this.ops.push(`add ${key(obj)}@${String(obj.metadata?.resourceVersion)}`);
+    this.items.set(key(obj), obj);
+  }
+  update(obj: Pod): void {
+    this.ops.push(`update ${key(obj)}@${String(obj.metadata?.resourceVersion)}`);
+    this.items.set(key(obj), obj);
+  }
+  delete(obj: Pod): void {
+    this.ops.push(`delete ${key(obj)}@${String(obj.metadata?.resourceVersion)}`);
+    this.items.delete(key(obj));
+  }
+  replace(items: Pod[], resourceVersion: string): void {
+    this.ops.push(`replace ${items.length}@${resourceVersion}`);
+    this.replaces.push({ items: [...items], resourceVersion });
+    this.items.clear();
+    for (const item of items) this.items.set(key(item), item);
+  }
+  resync(): void {
+    this.resyncs++;
+    this.onResync?.();
+  }
+  updateResourceVersion(resourceVersion: string): void {
+    this.rvUpdates.push(resourceVersion);
+  }
+  bookmark(resourceVersion: string): void {
+    this.bookmarks.push(resourceVersion);
+  }
+  /** `name@rv` of every stored object, sorted. */
+  contents(): string[] {
+    return [...this.items.values()]
+      .map((p) => `${String(p.metadata?.name)}@${String(p.metadata?.resourceVersion)}`)
+      .sort();
+  }
+}
+
+/** Records every delay the reflector asks for. */
+class RecordingBackoff implements Backoff {
+  readonly delays: number[] = [];
+  constructor(private readonly inner: Backoff) {}
+  next(): number {
+    const d = this.inner.next();
+    this.delays.push(d);
+    return d;
+  }
+  reset(): void {
+    this.inner.reset();
+  }
+}
+
+function harness(
+  options: Partial<ReflectorOptions<Pod>> = {},
+  lwOptions: FakeListerWatcherOptions<Pod> = {},
+) {
+  const clock = options.clock instanceof FakeClock ? options.clock : new FakeClock(1_000_000);
+  const lw = new FakeListerWatcher<Pod>(lwOptions);
+  const store = new RecordingStore();
+  const backoff = new RecordingBackoff(options.backoff ?? new ExponentialBackoff({ clock, random: () => 0 }));
+  const handled: unknown[] = [];
+  const reflector = new Reflector<Pod>(lw, store, {
+    clock,
+    random: () => 0,
+    watchErrorHandler: (_r, err) => handled.push(err),
+    ...options,
+    backoff,
+  });
+  const controller = new AbortController();
+  let running: Promise<void> | undefined;
+  return {
+    clock,
+    lw,
+    store,
+    backoff,
+    handled,
+    reflector,
+    controller,
+    start(): Promise<void> {
+      running = reflector.run(controller.signal);
+      return running;
+    },
+    /** Waits until the reflector asked the backoff for its `n`-th delay (it then sleeps on the clock). */
+    async backoffCalls(n: number): Promise<void> {
+      await lw.waitFor(() => backoff.delays.length >= n, `backoff call #${n}`);
+    },
+    /** Aborts and checks that nothing is left behind. */
+    async stop(): Promise<void> {
+      controller.abort();
+      await running;
+      expect(clock.pendingTimers()).toBe(0);
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    },
+  };
+}
+
+const rvs = (calls: Array<{ resourceVersion?: string }>): Array<string | undefined> =>
+  calls.map((c) => c.resourceVersion);
+
+// ------------------------------------------------------------------------------------------------
+// §10.1 reflector_test.go
+
+describe('Reflector: list and watch (client-go reflector_test.go)', () => {
+  it('lists at RV "0" with limit 500, watches from the list RV, re-watches from the last event after a clean close', async () => {
+    // TestReflectorListAndWatch (b): the list says version 1, so the first watch starts from "1"; the
+    // watch is stopped after version 3 and the reflector re-watches from "3".
+    const h = harness();
+    h.lw.enqueueList(podList('1'));
+    void h.start();
+
+    const w1 = await h.lw.nextWatch();
+    expect(w1.options).toEqual({ resourceVersion: '1', timeoutSeconds: 300, allowWatchBookmarks: true });
+    w1.add(pod('foo', '2')).add(pod('bar', '3')).close();
+
+    const w2 = await h.lw.nextWatch();
+    expect(w2.options.resourceVersion).toBe('3');
+    expect(w2.options.allowWatchBookmarks).toBe(true);
+    w2.add(pod('baz', '4')).add(pod('qux', '5')).add(pod('zoo', '6'));
+    await h.lw.waitFor(() => h.reflector.lastSyncResourceVersion() === '6', 'RV 6');
+
+    expect(h.store.ops).toEqual([
+      'replace 0@1',
+      'add default/foo@2',
+      'add default/bar@3',
+      'add default/baz@4',
+      'add default/qux@5',
+      'add default/zoo@6',
+    ]);
+    expect(h.lw.listCalls).toEqual([{ resourceVersion: '0', limit: 500 }]);
+    expect(h.lw.watchCalls).toHaveLength(2);
+    expect(h.backoff.delays).toEqual([]); // a clean close re-watches at once
+    expect(h.reflector.stats()).toMatchObject({
+      lists: 1,
+      relists: 0,
+      watchStarts: 2,
+      watchRestarts: 1,
+      events: 5,
+    });
+    await h.stop();
+    expect(w2.stopped).toBe(true);
+  });
+
+  it('applies ADDED/MODIFIED/DELETED, skips objects of another type, and records the last event RV', async () => {
+    // TestReflectorWatchHandler
+    const h = harness({ expectedType: { apiVersion: 'v1', kind: 'Pod' } });
+    h.lw.enqueueList(podList('10', [pod('foo', '8'), pod('bar', '9')]));
+    void h.start();
+    const w = await h.lw.nextWatch();
+    const service = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'rejected', namespace: 'default', resourceVersion: '11' },
+    };
+    w.push({ type: 'ADDED', object: service })
+      .delete(pod('foo', '12'))
+      .modify(pod('bar', '55'))
+      .add(pod('baz', '32'));
+    await h.lw.waitFor(() => w.pending === 0 && h.store.ops.length === 4, 'events applied');
+    expect(h.store.contents()).toEqual(['bar@55', 'baz@32']);
+    expect(h.store.items.has('default/rejected')).toBe(false);
+    expect(h.reflector.lastSyncResourceVersion()).toBe('32');
+    expect(h.reflector.stats()).toMatchObject({ skipped: 1, events: 4, resourceVersionAnomalies: 1 }); // 32 < 55
+    await h.stop();
+  });
+
+  it('calls updateResourceVersion for every watch event including bookmarks, never for the list', async () => {
+    // TestReflectorResourceVersionUpdate
+    const h = harness();
+    h.lw.enqueueList(podList('10'));
+    void h.start();
+    const w = await h.lw.nextWatch();
+    w.add(pod('a', '10')).modify(pod('a', '20')).bookmark('30').delete(pod('a', '40'));
+    await h.lw.waitFor(() => h.store.rvUpdates.length === 4, '4 RV updates');
+    expect(h.store.rvUpdates).toEqual(['10', '20', '30', '40']);
+    expect(h.store.bookmarks).toEqual(['30']);
+    expect(h.store.ops).toEqual([
+      'replace 0@10',
+      'add default/a@10',
+      'update default/a@20',
+      'delete default/a@40',
+    ]);
+    expect(h.reflector.stats()).toMatchObject({ bookmarks: 1, events: 4 });
+    await h.stop();
+  });
+
+  it('recovers across list errors, watch-start errors and expired watches, relisting from the last RV', async () => {
+    // TestReflectorListAndWatchWithErrors
+    const h = harness();
+    const listError = new KinformerError(ErrorCodes.INTERNAL, 'a list error');
+    const watchError = forbidden();
+    h.lw.enqueueList(
+      podList('1'),
+      podList('3', [pod('foo', '2'), pod('bar', '3')]),
+      listError,
+      podList('5', [pod('bar', '3'), pod('qux', '5')]),
+      podList('5', [pod('bar', '3'), pod('qux', '5')]),
+      podList('6', [pod('bar', '3'), pod('qux', '5'), pod('baz', '6')]),
+    );
+    h.lw.enqueueWatch(
+      {
+        events: [
+          { type: 'ADDED', object: pod('foo', '2') },
+          { type: 'ADDED', object: pod('bar', '3') },
+        ],
+        then: expiredError(),
+      },
+      {
+        events: [
+          { type: 'DELETED', object: pod('foo', '4') },
+          { type: 'ADDED', object: pod('qux', '5') },
+        ],
+        then: expiredError(),
+      },
+      watchError,
+      { events: [{ type: 'ADDED', object: pod('baz', '6') }], then: expiredError() },
+    );
+    void h.start();
+
+    const snapshots: string[][] = [];
+    for (let cycle = 1; cycle <= 5; cycle++) {
+      await h.backoffCalls(cycle);
+      snapshots.push(h.store.contents());
+      await h.clock.tick(h.backoff.delays[cycle - 1]);
+    }
+    await h.lw.waitFor(() => h.lw.listCalls.length === 6 && h.lw.watchCalls.length === 5, 'sixth list');
+    // Before each relist the store holds what the previous list + watch produced.
+    expect(snapshots).toEqual([
+      ['bar@3', 'foo@2'],
+      ['bar@3', 'qux@5'],
+      ['bar@3', 'qux@5'],
+      ['bar@3', 'qux@5'],
+      ['bar@3', 'baz@6', 'qux@5'],
+    ]);
+    expect(h.store.contents()).toEqual(['bar@3', 'baz@6', 'qux@5']);
+    expect(rvs(h.lw.listCalls)).toEqual(['0', '3', '5', '5', '5', '6']);
+    expect(h.handled).toEqual([listError, watchError]); // errors during a watch never reach the handler
+    expect(h.reflector.stats()).toMatchObject({ lists: 6, relists: 5, expired410: 3 });
+    await h.stop();
+  });
+
+  it('ends the watch on an in-stream ERROR event and relists after one backoff step', async () => {
+    // TestCloseWatchChannelOnError
+    const h = harness();
+    h.lw.enqueueList(podList('1'), podList('2'));
+    void h.start();
+    const w = await h.lw.nextWatch();
+    w.add(pod('a', '2')).error(status(500, 'InternalError', 'boom'));
+    await h.backoffCalls(1);
+    expect(w.isFinished).toBe(true);
+    expect(h.handled).toEqual([]);
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.clock.tick(800);
+    await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
+    expect(rvs(h.lw.listCalls)).toEqual(['0', '2']);
+    expect(h.lw.watchCalls[1]?.resourceVersion).toBe('2');
+    await h.stop();
+  });
+
+  it('relists (not re-watches) after an expired watch, from the last synced RV, and replaces unsafely deleted objects', async () => {
+    // TestReflectorReplacesStoreOnUnsafeDelete
+    const h = harness();
+    h.lw.enqueueList(
+      podList('10', [pod('a', '5'), pod('b', '6'), pod('c', '7')]),
+      podList('20', [pod('b', '6'), pod('c', '15')]),
+    );
+    void h.start();
+    const w = await h.lw.nextWatch();
+    w.error(expiredStatus());
+    await h.backoffCalls(1);
+    expect(h.reflector.stats().expired410).toBe(1);
+    await h.clock.tick(h.backoff.delays[0]);
+    const w2 = await h.lw.nextWatch();
+    expect(rvs(h.lw.listCalls)).toEqual(['0', '10']); // not "" — a LIST at an RV is "not older than"
+    expect(h.store.contents()).toEqual(['b@6', 'c@15']);
+    expect(h.reflector.lastSyncResourceVersion()).toBe('20');
+    expect(w2.options.resourceVersion).toBe('20');
+    await h.stop();
+  });
+
+  it('treats a watch that closes within a second without events as an error and relists after a backoff', async () => {
+    // TestReflectorHandleWatchResultChanClosedBefore / ...ClosedAfter
+    const h = harness();
+    h.lw.enqueueList(podList('1'), podList('1'));
+    h.lw.enqueueWatch({ then: 'close' }); // closed before the reflector reads it
+    void h.start();
+    await h.backoffCalls(1);
+    expect(h.reflector.stats().veryShortWatches).toBe(1);
+    await h.clock.tick(800);
+    const w2 = await h.lw.nextWatch().then(() => h.lw.nextWatch());
+    w2.close(); // closed after the reflector started reading it
+    await h.backoffCalls(2);
+    expect(h.reflector.stats().veryShortWatches).toBe(2);
+    expect(h.lw.listCalls).toHaveLength(2);
+    expect(h.handled).toEqual([]);
+    await h.stop();
+  });
+
+  it('re-watches without relisting when a watch closes cleanly after a second even with no events', async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('7'));
+    void h.start();
+    const w1 = await h.lw.nextWatch();
+    await h.clock.tick(1000);
+    w1.close();
+    const w2 = await h.lw.nextWatch();
+    expect(w2.options.resourceVersion).toBe('7');
+    expect(h.lw.listCalls).toHaveLength(1);
+    expect(h.backoff.delays).toEqual([]);
+    await h.stop();
+  });
+
+  it('re-watches from the last RV at once when the connection breaks mid-stream', async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('1'));
+    void h.start();
+    const w1 = await h.lw.nextWatch();
+    w1.add(pod('a', '2')).breakConnection();
+    const w2 = await h.lw.nextWatch();
+    expect(w2.options.resourceVersion).toBe('2');
+    expect(h.lw.listCalls).toHaveLength(1);
+    expect(h.backoff.delays).toEqual([]);
+    await h.stop();
+  });
+
+  it('relists after a watch that was refused up front with a non-retriable error, reporting it to the handler', async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('1'), podList('2'));
+    h.lw.enqueueWatch(KinformerError.fromStatus(expiredStatus())); // legacy servers answered HTTP 410 up front
+    void h.start();
+    await h.backoffCalls(1);
+    expect(h.handled).toHaveLength(1);
+    expect(h.handled[0]).toMatchObject({ code: ErrorCodes.RESOURCE_EXPIRED });
+    await h.clock.tick(800);
+    await h.lw.nextWatch().then(() => undefined);
+    expect(rvs(h.lw.listCalls)).toEqual(['0', '1']);
+    await h.stop();
+  });
+});
+
+describe('Reflector: backoff (client-go reflector_test.go)', () => {
+  it('backs off exponentially on connection failures when starting a watch, without relisting', async () => {
+    // TestReflectorListAndWatchInitConnBackoff (not capped)
+    const h = harness();
+    h.lw.enqueueList(podList('1'));
+    h.lw.enqueueWatch(
+      connectionRefused(),
+      connectionRefused(),
+      connectionRefused(),
+      connectionRefused(),
+      connectionRefused(),
+    );
+    void h.start();
+    const started = h.clock.now();
+    for (let i = 1; i <= 5; i++) {
+      await h.backoffCalls(i);
+      await h.clock.tick(h.backoff.delays[i - 1]);
+    }
+    const w = await h.lw.nextWatch();
+    expect(h.backoff.delays).toEqual([800, 1600, 3200, 6400, 12800]);
+    expect(h.clock.now() - started).toBe(24800);
+    expect(w.options.resourceVersion).toBe('1');
+    expect(h.lw.listCalls).toHaveLength(1);
+    expect(h.lw.watchCalls).toHaveLength(6);
+    expect(h.handled).toEqual([]);
+    expect(h.reflector.stats()).toMatchObject({ watchStarts: 6, watchRestarts: 5 });
+    await h.stop();
+  });
+
+  it('caps the watch-start backoff and keeps re-watching', async () => {
+    // TestReflectorListAndWatchInitConnBackoff (capped: delays flatten at the cap)
+    const clock = new FakeClock(0);
+    const h = harness({
+      backoff: new ExponentialBackoff({ clock, initialMs: 1, capMs: 50, random: () => 0, resetAfterMs: 1e9 }),
+      clock,
+    });
+    h.lw.enqueueList(podList('1'));
+    for (let i = 0; i < 40; i++) h.lw.enqueueWatch(connectionRefused());
+    void h.start();
+    for (let i = 1; i <= 40; i++) {
+      await h.backoffCalls(i);
+      await h.clock.tick(h.backoff.delays[i - 1]);
+    }
+    await h.lw.nextWatch();
+    expect(h.backoff.delays.slice(0, 7)).toEqual([1, 2, 4, 8, 16, 32, 50]);
+    expect(Math.max(...h.backoff.delays)).toBe(50);
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.stop();
+  });
+
+  it('uses a custom backoff instead of the default delays', async () => {
+    // TestNewReflectorWithCustomBackoff
+    const constant: Backoff = { next: () => 1234, reset: () => undefined };
+    const h = harness({ backoff: constant });
+    h.lw.enqueueList(new KinformerError(ErrorCodes.INTERNAL, 'list failed'), podList('1'));
+    void h.start();
+    await h.backoffCalls(1);
+    expect(h.backoff.delays).toEqual([1234]);
+    await h.clock.tick(1233);
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.clock.tick(1);
+    await h.lw.waitFor(() => h.lw.listCalls.length === 2, 'second list');
+    await h.stop();
+  });
+
+  it('backs off on 429 when starting a watch and on a 429 ERROR event, without relisting', async () => {
+    // TestBackoffOnTooManyRequests
+    const h = harness();
+    h.lw.enqueueList(podList('1'));
+    h.lw.enqueueWatch(tooManyRequests(), { then: tooManyRequests() });
+    void h.start();
+    await h.backoffCalls(1);
+    await h.clock.tick(h.backoff.delays[0]);
+    await h.backoffCalls(2);
+    await h.clock.tick(h.backoff.delays[1]);
+    await h.lw.waitFor(() => h.lw.watchCalls.length === 3, 'third watch');
+    expect(h.backoff.delays).toHaveLength(2);
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.stop();
+  });
+
+  it('makes exactly one list and five watches for four 429s then success', async () => {
+    // TestNoRelistOnTooManyRequests
+    const h = harness({ backoff: { next: () => 0, reset: () => undefined } });
+    h.lw.enqueueList(podList('1'));
+    h.lw.enqueueWatch(tooManyRequests(), tooManyRequests(), tooManyRequests(), tooManyRequests());
+    void h.start();
+    const w = await h.lw.nextWatch();
+    await flush();
+    expect(h.lw.listCalls).toHaveLength(1);
+    expect(h.lw.watchCalls).toHaveLength(5);
+    expect(w.options.resourceVersion).toBe('1');
+    await h.stop();
+  });
+
+  it("honours a 429's retryAfterSeconds when it is longer than the backoff step", async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('1'));
+    h.lw.enqueueWatch(tooManyRequests(7));
+    void h.start();
+    await h.backoffCalls(1);
+    await h.clock.tick(6999);
+    expect(h.lw.watchCalls).toHaveLength(1);
+    await h.clock.tick(1);
+    await h.lw.nextWatch();
+    expect(h.lw.watchCalls).toHaveLength(2);
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.stop();
+  });
+
+  it('honours Retry-After on a 429 ERROR event in the stream too, and on a failed LIST', async () => {
+    const h = harness();
+    h.lw.enqueueList(tooManyRequests(5), podList('1'));
+    h.lw.enqueueWatch({ then: tooManyRequests(3) });
+    void h.start();
+    await h.backoffCalls(1); // list 429: 800 ms step, but Retry-After 5 s
+    await h.clock.tick(4999);
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.clock.tick(1);
+    await h.backoffCalls(2); // watch ERROR 429: 1600 ms step, Retry-After 3 s
+    await h.clock.tick(2999);
+    expect(h.lw.watchCalls).toHaveLength(1);
+    await h.clock.tick(1);
+    await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
+    expect(h.lw.listCalls).toHaveLength(2);
+    await h.stop();
+  });
+
+  it('grows the backoff between failed cycles up to the cap and resets it two minutes after the last reset', async () => {
+    const h = harness();
+    const failure = new KinformerError(ErrorCodes.SERVICE_UNAVAILABLE, 'apiserver down');
+    for (let i = 0; i < 10; i++) h.lw.enqueueList(failure);
+    h.lw.enqueueList(podList('1'));
+    void h.start();
+    for (let i = 1; i <= 10; i++) {
+      await h.backoffCalls(i);
+      await h.clock.tick(h.backoff.delays[i - 1]);
+    }
+    await h.lw.nextWatch();
+    expect(h.backoff.delays).toEqual([800, 1600, 3200, 6400, 12800, 25600, 30000, 30000, 30000, 800]);
+    expect(h.handled).toHaveLength(10);
+    await h.stop();
+  });
+
+  it('waits one backoff step between every list-and-watch cycle, also when the cycle ended without error', async () => {
+    // Run loop (§1.2): every return from ListAndWatch relists after a backoff delay.
+    const h = harness();
+    h.lw.enqueueList(podList('1'), podList('2'));
+    h.lw.enqueueWatch({ events: [{ type: 'ADDED', object: pod('a', '2') }], then: expiredError() });
+    void h.start();
+    await h.backoffCalls(1);
+    expect(h.handled).toEqual([]);
+    await h.clock.tick(799);
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.clock.tick(1);
+    await h.lw.waitFor(() => h.lw.listCalls.length === 2, 'relist');
+    await h.stop();
+  });
+});
+
+describe('Reflector: internal errors (client-go TestRetryInternalError)', () => {
+  async function countWatchesBeforeRelist(
+    maxInternalErrorRetryDurationMs: number,
+    rewindAt?: number,
+  ): Promise<number> {
+    const h = harness({ maxInternalErrorRetryDurationMs });
+    h.lw.enqueueList(podList('1'));
+    let counter = 0;
+    const script = (stream: { error(s: Status): unknown }): void => {
+      counter++;
+      if (counter === rewindAt) h.clock.advance(60_000);
+      h.clock.advance(1000);
+      stream.error(internalStatus());
+    };
+    for (let i = 0; i < 60; i++) h.lw.enqueueWatch(script);
+    void h.start();
+    await h.backoffCalls(1); // the watch loop gave up and returned: relist after backoff
+    const watches = h.lw.watchCalls.length;
+    await h.stop();
+    return watches;
+  }
+
+  it('does not retry internal errors by default', async () => {
+    expect((await countWatchesBeforeRelist(0)) - 1).toBe(0);
+  });
+
+  it('retries internal errors until maxInternalErrorRetryDuration has passed since the first one', async () => {
+    expect((await countWatchesBeforeRelist(30_000)) - 1).toBe(31);
+  });
+
+  it('starts a new retry window when more than a minute passed since the last internal error', async () => {
+    expect((await countWatchesBeforeRelist(30_000, 10)) - 1).toBe(40);
+  });
+});
+
+describe('Reflector: resync (client-go reflector_test.go)', () => {
+  it('calls store.resync() every resyncPeriod while watching', async () => {
+    // TestReflectorResyncChan
+    const h = harness({ resyncPeriodMs: 1000 });
+    h.lw.enqueueList(podList('1'));
+    void h.start();
+    await h.lw.nextWatch();
+    await h.clock.tick(999);
+    expect(h.store.resyncs).toBe(0);
+    await h.clock.tick(1);
+    expect(h.store.resyncs).toBe(1);
+    await h.clock.tick(3000);
+    expect(h.store.resyncs).toBe(4);
+    expect(h.reflector.stats().resyncs).toBe(4);
+    await h.stop();
+  });
+
+  it('ends the watch on a resync error without reporting it, then relists after a backoff; exactly 2 resyncs', async () => {
+    // TestReflectorResync
+    const h = harness({ resyncPeriodMs: 1000 });
+    h.store.onResync = () => {
+      if (h.store.resyncs === 2) throw new Error('expected resync reached');
+    };
+    h.lw.enqueueList(podList('0'), podList('1'));
+    void h.start();
+    const w = await h.lw.nextWatch();
+    await h.clock.tick(2000);
+    await h.backoffCalls(1);
+    expect(w.stopped).toBe(true);
+    expect(h.store.resyncs).toBe(2);
+    expect(h.handled).toEqual([]);
+    await h.clock.tick(h.backoff.delays[0]); // no resync runs during the backoff
+    expect(h.store.resyncs).toBe(2);
+    await h.lw.waitFor(() => h.lw.listCalls.length === 2, 'relist');
+    await h.stop();
+  });
+
+  it('skips store.resync() when shouldResync says no', async () => {
+    let allow = false;
+    const h = harness({ resyncPeriodMs: 1000, shouldResync: () => allow });
+    h.lw.enqueueList(podList('1'));
+    void h.start();
+    await h.lw.nextWatch();
+    await h.clock.tick(2000);
+    expect(h.store.resyncs).toBe(0);
+    allow = true;
+    await h.clock.tick(1000);
+    expect(h.store.resyncs).toBe(1);
+    await h.stop();
+  });
+});
+
+describe('Reflector: LIST pagination and resourceVersions (client-go reflector_test.go)', () => {
+  function pagedLister(rv: string, all: Pod[], pageSize: number) {
+    return (options: { continue?: string; limit?: number }): KubeList<Pod> => {
+      const start = options.continue === undefined ? 0 : Number(options.continue.slice(1));
+      const end = options.limit ? Math.min(all.length, start + options.limit) : all.length;
+      expect(options.limit ?? 0).toBe(pageSize);
+      return podList(rv, all.slice(start, end), end < all.length ? `C${end}` : undefined);
+    };
+  }
+
+  it('forces limit and continue paging on every list when pageSize is set, even at a specific RV', async () => {
+    // TestReflectorWatchListPageSize
+    const h = harness({ pageSize: 4 });
+    h.lw.enqueueList(...Array.from({ length: 6 }, () => pagedLister('10', pods(0, 10), 4)));
+    h.lw.enqueueWatch({ then: expiredError() });
+    void h.start();
+    await h.backoffCalls(1);
+    await h.clock.tick(h.backoff.delays[0]);
+    await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
+    expect(h.lw.listCalls).toEqual([
+      { resourceVersion: '0', limit: 4 },
+      { resourceVersion: '', limit: 4, continue: 'C4' },
+      { resourceVersion: '', limit: 4, continue: 'C8' },
+      { resourceVersion: '10', limit: 4 },
+      { resourceVersion: '', limit: 4, continue: 'C4' },
+      { resourceVersion: '', limit: 4, continue: 'C8' },
+    ]);
+    expect(h.store.replaces.map((r) => r.items.length)).toEqual([10, 10]);
+    expect(h.reflector.stats().lists).toBe(2); // a paginated list counts once
+    await h.stop();
+  });
+
+  it('does not paginate a relist at a specific RV, so the watch cache can serve it', async () => {
+    // TestReflectorNotPaginatingNotConsistentReads + TestReflectorResyncWithResourceVersion
+    const h = harness();
+    h.lw.enqueueList(podList('10', pods(0, 4)), podList('11', pods(0, 8)));
+    h.lw.enqueueWatch({ then: expiredError() });
+    void h.start();
+    await h.backoffCalls(1);
+    await h.clock.tick(h.backoff.delays[0]);
+    await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
+    expect(h.lw.listCalls).toEqual([{ resourceVersion: '0', limit: 500 }, { resourceVersion: '10' }]);
+    expect(h.store.replaces.map((r) => r.items.length)).toEqual([4, 8]);
+    await h.stop();
+  });
+
+  it('keeps limit 500 on relists once the RV="0" list came back paginated (watch cache disabled)', async () => {
+    // TestReflectorPaginatingNonConsistentReadsIfWatchCacheDisabled
+    const h = harness();
+    h.lw.enqueueList(...Array.from({ length: 4 }, () => pagedLister('10', pods(0, 700), 500)));
+    h.lw.enqueueWatch({ then: expiredError() });
+    void h.start();
+    await h.backoffCalls(1);
+    await h.clock.tick(h.backoff.delays[0]);
+    await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
+    expect(h.lw.listCalls).toEqual([
+      { resourceVersion: '0', limit: 500 },
+      { resourceVersion: '', limit: 500, continue: 'C500' },
+      { resourceVersion: '10', limit: 500 },
+      { resourceVersion: '', limit: 500, continue: 'C500' },
+    ]);
+    expect(h.store.replaces.map((r) => r.items.length)).toEqual([700, 700]);
+    await h.stop();
+  });
+
+  it('retries a relist at an expired RV immediately with RV ""', async () => {
+    // TestReflectorExpiredExactResourceVersion
+    const h = harness();
+    h.lw.enqueueList(
+      podList('10', pods(0, 4)),
+      KinformerError.fromStatus(
+        status(410, 'Expired', 'The resourceVersion for the provided list is too old.'),
+      ),
+      podList('11', pods(0, 8)),
+    );
+    h.lw.enqueueWatch({ then: expiredError() });
+    void h.start();
+    await h.backoffCalls(1);
+    await h.clock.tick(h.backoff.delays[0]);
+    await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
+    expect(rvs(h.lw.listCalls)).toEqual(['0', '10', '']);
+    expect(h.lw.listCalls[2]).toEqual({ resourceVersion: '' }); // same page size as the failed list (client-go)
+    expect(h.backoff.delays).toHaveLength(1); // no backoff between "10" and ""
+    expect(h.store.replaces.map((r) => r.items.length)).toEqual([4, 8]);
+    expect(h.reflector.lastSyncResourceVersion()).toBe('11');
+    expect(h.reflector.stats()).toMatchObject({ expired410: 2, lists: 3, relists: 2 });
+    await h.stop();
+  });
+
+  it('does one full unpaginated list at the same RV when a continue token expires', async () => {
+    // TestReflectorFullListIfExpired
+    const h = harness({ pageSize: 4 });
+    const all = pods(0, 8);
+    h.lw.enqueueList(
+      podList('10', all.slice(0, 4)),
+      podList('11', all.slice(0, 4), 'C1'),
+      KinformerError.fromStatus(
+        status(
+          410,
+          'Expired',
+          'The provided continue parameter is too old to display a consistent list result.',
+        ),
+      ),
+      podList('11', all),
+    );
+    h.lw.enqueueWatch({ then: expiredError() });
+    void h.start();
+    await h.backoffCalls(1);
+    await h.clock.tick(h.backoff.delays[0]);
+    await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
+    expect(h.lw.listCalls).toEqual([
+      { resourceVersion: '0', limit: 4 },
+      { resourceVersion: '10', limit: 4 },
+      { resourceVersion: '', limit: 4, continue: 'C1' },
+      { resourceVersion: '10' },
+    ]);
+    expect(h.store.replaces.map((r) => r.items.length)).toEqual([4, 8]);
+    await h.stop();
+  });
+
+  it('retries at once with RV "" on any of the three "too large resource version" formats', async () => {
+    // TestReflectorFullListIfTooLarge
+    let version = 30;
+    const h = harness(
+      {},
+      {
+        list: (options) => {
+          switch (options.resourceVersion) {
+            case '0': // initial list
+              return podList('20');
+            case '20': // relist after the initial list
+              throw KinformerError.fromStatus(
+                status(504, 'Timeout', 'Timeout: too large resource version', {
+                  causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+                  retryAfterSeconds: 1,
+                }),
+              );
+            case '30': // api server 1.17.0-1.18.5: no cause reason, only the cause message
+              throw KinformerError.fromStatus(
+                status(504, 'Timeout', 'Timeout: too large resource version', {
+                  causes: [{ message: 'Too large resource version' }],
+                  retryAfterSeconds: 1,
+                }),
+              );
+            case '40': // api server before 1.17.0: only the status message
+              throw KinformerError.fromStatus(
+                status(504, 'Timeout', 'Timeout: Too large resource version', { retryAfterSeconds: 1 }),
+              );
+            case '': {
+              // consistent relist after a "too large" error
+              const rv = String(version);
+              version += 10;
+              return podList(rv);
+            }
+            default:
+              throw new Error(`unexpected list at ${String(options.resourceVersion)}`);
+          }
+        },
+      },
+    );
+    h.lw.enqueueWatch({ then: expiredError() }, { then: expiredError() }, { then: expiredError() });
+    void h.start();
+    for (let i = 1; i <= 3; i++) {
+      await h.backoffCalls(i);
+      await h.clock.tick(h.backoff.delays[i - 1]);
+    }
+    await h.lw.waitFor(() => h.lw.watchCalls.length === 4, 'fourth watch');
+    expect(rvs(h.lw.listCalls)).toEqual(['0', '20', '', '30', '', '40', '']);
+    expect(h.reflector.lastSyncResourceVersion()).toBe('50');
+    expect(h.handled).toEqual([]);
+    await h.stop();
+  });
+
+  it('hands every item of every page to store.replace in order', async () => {
+    // TestReflectorListExtract (in JS the list's backing array is not retained by construction; we
+    // assert the store receives all items of all pages, in order)
+    const h = harness({ pageSize: 100 });
+    h.lw.enqueueList(...Array.from({ length: 5 }, () => pagedLister('500', pods(0, 500), 100)));
+    void h.start();
+    await h.lw.nextWatch();
+    const replaced = h.store.replaces[0]?.items ?? [];
+    expect(replaced).toHaveLength(500);
+    expect(replaced.map((p) => p.metadata?.name)).toEqual(pods(0, 500).map((p) => p.metadata?.name));
+    expect(h.store.replaces[0]?.resourceVersion).toBe('500');
+    await h.stop();
+  });
+});
+
+describe('Reflector: watch timeouts and types (client-go reflector_test.go)', () => {
+  async function watchTimeout(random: number, minWatchTimeoutMs?: number): Promise<number | undefined> {
+    const h = harness(
+      minWatchTimeoutMs === undefined
+        ? { random: () => random }
+        : { random: () => random, minWatchTimeoutMs },
+    );
+    h.lw.enqueueList(podList('10'));
+    void h.start();
+    const w = await h.lw.nextWatch();
+    await h.stop();
+    return w.options.timeoutSeconds;
+  }
+
+  it('asks for timeoutSeconds in [300, 600) by default', async () => {
+    // TestWatchTimeout "no timeout"
+    expect(await watchTimeout(0)).toBe(300);
+    expect(await watchTimeout(0.999)).toBe(599);
+  });
+
+  it('ignores a minWatchTimeout below 5 minutes', async () => {
+    // TestWatchTimeout "small timeout not honored"
+    expect(await watchTimeout(0, 1000)).toBe(300);
+    expect(await watchTimeout(0.5, 1000)).toBe(450);
+  });
+
+  it('honours a minWatchTimeout above 5 minutes', async () => {
+    // TestWatchTimeout "30m timeout"
+    expect(await watchTimeout(0, 30 * 60_000)).toBe(1800);
+    expect(await watchTimeout(0.999, 30 * 60_000)).toBeLessThan(3600);
+  });
+
+  it('describes its type like client-go', () => {
+    // TestGetTypeDescriptionFromObject / TestGetExpectedGVKFromObject
+    const lw = new FakeListerWatcher<Pod>();
+    const store = new RecordingStore();
+    expect(new Reflector(lw, store).typeDescription).toBe('<unspecified>');
+    const typed = new Reflector(lw, store, { expectedType: { apiVersion: 'mygroup/v1', kind: 'MyKind' } });
+    expect(typed.typeDescription).toBe('mygroup/v1, Kind=MyKind');
+    expect(typed.name).toBe('mygroup/v1/MyKind');
+    expect(new Reflector(lw, store, { name: 'pods' }).name).toBe('pods');
+    expect(() => new Reflector(lw, store, { expectedType: { apiVersion: '', kind: 'Pod' } })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+    );
+  });
+
+  it('rejects invalid options with ERR_INVALID_OPTION', () => {
+    const lw = new FakeListerWatcher<Pod>();
+    const store = new RecordingStore();
+    for (const bad of [
+      { pageSize: 0 },
+      { pageSize: 1.5 },
+      { resyncPeriodMs: -1 },
+      { stallMarginMs: Number.NaN },
+    ]) {
+      expect(() => new Reflector(lw, store, bad)).toThrow(
+        expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+      );
+    }
+  });
+
+  it('recognises Table objects, rejects a Table list and skips Table watch events', async () => {
+    // TestIsUnsupportedTableObject
+    expect(isUnsupportedTableObject({ apiVersion: 'meta.k8s.io/v1', kind: 'Table' })).toBe(true);
+    expect(isUnsupportedTableObject({ apiVersion: 'meta.k8s.io/v1beta1', kind: 'Table' })).toBe(true);
+    expect(isUnsupportedTableObject({ apiVersion: 'v1', kind: 'Pod' })).toBe(false);
+    expect(isUnsupportedTableObject({ apiVersion: 'example.com/v1', kind: 'Table' })).toBe(false);
+
+    const h = harness();
+    h.lw.enqueueList(
+      { apiVersion: 'meta.k8s.io/v1', kind: 'Table', metadata: { resourceVersion: '1' }, items: [] },
+      podList('2'),
+    );
+    void h.start();
+    await h.backoffCalls(1);
+    expect(h.handled[0]).toMatchObject({ code: ErrorCodes.BAD_RESPONSE });
+    expect(h.store.replaces).toHaveLength(0);
+    await h.clock.tick(h.backoff.delays[0]);
+    const w = await h.lw.nextWatch();
+    w.push({
+      type: 'ADDED',
+      object: { apiVersion: 'meta.k8s.io/v1', kind: 'Table', metadata: { resourceVersion: '3' } },
+    }).add(pod('a', '4'));
+    await h.lw.waitFor(() => h.reflector.lastSyncResourceVersion() === '4', 'RV 4');
+    expect(h.store.ops).toEqual(['replace 0@2', 'add default/a@4']);
+    expect(h.reflector.stats().skipped).toBe(1);
+    await h.stop();
+  });
+});
+
+describe('Reflector: stopping (client-go reflector_test.go)', () => {
+  it('makes no request when the signal is already aborted', async () => {
+    // TestReflectorWatchStoppedBefore / TestReflectorHandleWatchStoppedBefore
+    const h = harness();
+    h.controller.abort();
+    await h.start();
+    expect(h.lw.calls).toEqual([]);
+    await h.stop();
+  });
+
+  it('stops the one watch and resolves when aborted during a watch', async () => {
+    // TestRunUntil / TestReflectorWatchStoppedAfter / TestReflectorHandleWatchStoppedAfter / TestReflectorStopWatch
+    const h = harness({ resyncPeriodMs: 5000 });
+    h.lw.enqueueList(podList('1'));
+    void h.start();
+    const w = await h.lw.nextWatch();
+    w.add(pod('bar', '2'));
+    await h.lw.waitFor(() => h.store.ops.length === 2, 'event applied');
+    expect(h.reflector.isWatching()).toBe(true);
+    await h.stop();
+    expect(h.lw.watches).toHaveLength(1);
+    expect(w.stopped).toBe(true);
+    expect(h.reflector.isWatching()).toBe(false);
+  });
+
+  it('resolves when aborted during a hanging list, leaving nothing behind', async () => {
+    const h = harness();
+    void h.start(); // no scripted list: the fake's LIST hangs until aborted
+    await h.lw.waitFor(() => h.lw.listCalls.length === 1, 'list call');
+    await h.stop();
+    expect(h.store.ops).toEqual([]);
+    expect(h.handled).toEqual([]);
+  });
+
+  it('resolves when aborted during a list that ignores its signal', async () => {
+    const clock = new FakeClock();
+    const stubborn: ListerWatcher<Pod> = {
+      list: () => new Promise(() => undefined),
+      watch: () => new Promise(() => undefined),
+    };
+    const reflector = new Reflector<Pod>(stubborn, new RecordingStore(), { clock });
+    const controller = new AbortController();
+    const done = reflector.run(controller.signal);
+    await flush();
+    controller.abort();
+    await done;
+    expect(clock.pendingTimers()).toBe(0);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('resolves at once when aborted during a backoff wait', async () => {
+    const h = harness();
+    h.lw.enqueueList(new KinformerError(ErrorCodes.INTERNAL, 'nope'));
+    void h.start();
+    await h.backoffCalls(1);
+    expect(h.clock.pendingTimers()).toBe(1);
+    await h.stop();
+    expect(h.lw.listCalls).toHaveLength(1);
+  });
+
+  it('resolves when aborted during the backoff of a watch-start retry', async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('1'));
+    h.lw.enqueueWatch(connectionRefused());
+    void h.start();
+    await h.backoffCalls(1);
+    await h.stop();
+    expect(h.lw.watchCalls).toHaveLength(1);
+  });
+
+  it('rejects a second concurrent run with ERR_ALREADY_STARTED and can run again after stopping', async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('5'), podList('6'));
+    void h.start();
+    await h.lw.nextWatch();
+    await expect(h.reflector.run(new AbortController().signal)).rejects.toMatchObject({
+      code: ErrorCodes.ALREADY_STARTED,
+    });
+    await h.stop();
+
+    const again = new AbortController();
+    const done = h.reflector.run(again.signal);
+    await h.lw.nextWatch();
+    expect(rvs(h.lw.listCalls)).toEqual(['0', '5']); // resumes from the last synced version
+    again.abort();
+    await done;
+  });
+
+  it('survives a watch error handler that throws', async () => {
+    const h = harness({
+      watchErrorHandler: () => {
+        throw new Error('handler bug');
+      },
+    });
+    h.lw.enqueueList(new KinformerError(ErrorCodes.INTERNAL, 'nope'), podList('1'));
+    void h.start();
+    await h.backoffCalls(1);
+    await h.clock.tick(h.backoff.delays[0]);
+    await h.lw.nextWatch();
+    await h.stop();
+  });
+});
+
+// ------------------------------------------------------------------------------------------------
+// behaviour kinformer adds (DESIGN.md "Behaviour we add")
+
+describe('Reflector: stall detection', () => {
+  it('aborts a watch that delivers nothing for timeoutSeconds + margin and re-watches from the last RV', async () => {
+    const h = harness({ stallMarginMs: 30_000 });
+    h.lw.enqueueList(podList('1'));
+    void h.start();
+    const w1 = await h.lw.nextWatch();
+    expect(w1.options.timeoutSeconds).toBe(300);
+    w1.add(pod('a', '2'));
+    await h.lw.waitFor(() => h.reflector.lastSyncResourceVersion() === '2', 'RV 2');
+    expect(h.reflector.lastEventTime()).toBe(h.clock.now());
+    await h.clock.tick(329_999);
+    expect(w1.stopped).toBe(false);
+    await h.clock.tick(1);
+    const w2 = await h.lw.nextWatch();
+    expect(w1.stopped).toBe(true);
+    expect(w2.options.resourceVersion).toBe('2');
+    expect(h.lw.listCalls).toHaveLength(1);
+    expect(h.reflector.stats()).toMatchObject({ stalls: 1, watchRestarts: 1 });
+    await h.stop();
+  });
+
+  it('measures the stall from the last event or bookmark, not from the start of the watch', async () => {
+    const h = harness({ stallMarginMs: 30_000 });
+    h.lw.enqueueList(podList('1'));
+    void h.start();
+    const w1 = await h.lw.nextWatch();
+    await h.clock.tick(200_000);
+    w1.bookmark('9');
+    await h.lw.waitFor(() => h.reflector.lastSyncResourceVersion() === '9', 'RV 9');
+    await h.clock.tick(329_999);
+    expect(w1.stopped).toBe(false);
+    await h.clock.tick(1);
+    const w2 = await h.lw.nextWatch();
+    expect(w2.options.resourceVersion).toBe('9');
+    expect(h.reflector.stats().stalls).toBe(1);
+    await h.stop();
+  });
+
+  it('aborts a watch request the server never answers and sends a new one', async () => {
+    const inner = new FakeListerWatcher<Pod>();
+    inner.enqueueList(podList('1'));
+    let hung = 0;
+    const signals: AbortSignal[] = [];
+    const lw: ListerWatcher<Pod> = {
+      list: (o, c) => inner.list(o, c),
+      watch: (o, c) => {
+        if (hung++ === 0) {
+          signals.push(c.signal);
+          return new Promise(() => undefined); // never answers, ignores the signal
+        }
+        return inner.watch(o, c);
+      },
+    };
+    const clock = new FakeClock();
+    const reflector = new Reflector<Pod>(lw, new RecordingStore(), {
+      clock,
+      random: () => 0,
+      stallMarginMs: 1000,
+    });
+    const controller = new AbortController();
+    const done = reflector.run(controller.signal);
+    await inner.waitFor(() => hung === 1, 'first watch');
+    await clock.tick(300_999);
+    expect(signals[0]?.aborted).toBe(false);
+    await clock.tick(1);
+    const w = await inner.nextWatch();
+    expect(signals[0]?.aborted).toBe(true);
+    expect(w.options.resourceVersion).toBe('1');
+    expect(reflector.stats().stalls).toBe(1);
+    controller.abort();
+    await done;
+    expect(clock.pendingTimers()).toBe(0);
+  });
+});
+
+describe('Reflector: malformed watch streams', () => {
+  it('ends the watch on a malformed line, counts it, and resumes from the last good RV without relisting', async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('1'));
+    void h.start();
+    const w1 = await h.lw.nextWatch();
+    w1.add(pod('a', '2')).malformed('{"type":"ADDED","object":{"metadata":');
+    await h.backoffCalls(1);
+    expect(h.reflector.stats().malformed).toBe(1);
+    await h.clock.tick(h.backoff.delays[0]);
+    const w2 = await h.lw.nextWatch();
+    expect(w2.options.resourceVersion).toBe('2');
+    w2.add(pod('b', '3'));
+    await h.lw.waitFor(() => h.reflector.lastSyncResourceVersion() === '3', 'RV 3');
+    expect(h.store.ops).toEqual(['replace 0@1', 'add default/a@2', 'add default/b@3']);
+    expect(h.lw.listCalls).toHaveLength(1);
+    expect(h.handled).toEqual([]);
+    await h.stop();
+  });
+
+  it('handles unknown event types, over-long lines and objects without metadata the same way', async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('1'));
+    h.lw.enqueueWatch(
+      {
+        events: [{ type: 'ADDED', object: pod('a', '2') }],
+        then: new KinformerError(ErrorCodes.UNKNOWN_EVENT_TYPE, 'unknown type "WHATEVER"'),
+      },
+      { then: new KinformerError(ErrorCodes.WATCH_LINE_TOO_LARGE, 'line longer than 16 MiB') },
+      { events: [{ type: 'ADDED', object: null as unknown as Pod }] },
+      { events: [{ type: 'SURPRISE' as 'ADDED', object: pod('x', '9') }] },
+    );
+    void h.start();
+    for (let i = 1; i <= 4; i++) {
+      await h.backoffCalls(i);
+      await h.clock.tick(h.backoff.delays[i - 1]);
+    }
+    const w5 = await h.lw.nextWatch().then(async () => {
+      for (let i = 0; i < 4; i++) await h.lw.nextWatch().catch(() => undefined);
+      return h.lw.watches[4];
+    });
+    expect(w5?.options.resourceVersion).toBe('2');
+    expect(rvs(h.lw.watchCalls)).toEqual(['1', '2', '2', '2', '2']);
+    expect(h.reflector.stats().malformed).toBe(4);
+    expect(h.store.items.has('default/x')).toBe(false);
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.stop();
+  });
+
+  it('accepts an ERROR event yielded (instead of thrown) by a ListerWatcher', async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('1'), podList('1'));
+    h.lw.enqueueWatch({ events: [{ type: 'ERROR' as 'ADDED', object: expiredStatus() as Pod }] });
+    void h.start();
+    await h.backoffCalls(1);
+    expect(h.reflector.stats().expired410).toBe(1);
+    await h.stop();
+  });
+});
+
+describe('Reflector: resourceVersion diagnostics', () => {
+  it('counts non-numeric and backwards resourceVersions but still applies the events', async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('10'));
+    void h.start();
+    const w = await h.lw.nextWatch();
+    w.add(pod('a', 'opaque-rv')).add(pod('b', '20')).add(pod('c', '15'));
+    await h.lw.waitFor(() => h.store.ops.length === 4, 'three events');
+    expect(h.store.contents()).toEqual(['a@opaque-rv', 'b@20', 'c@15']);
+    expect(h.reflector.lastSyncResourceVersion()).toBe('15');
+    expect(h.reflector.stats().resourceVersionAnomalies).toBe(2);
+    await h.stop();
+  });
+
+  it('does not propagate the RV of a watch started from "" until an event other than ADDED', async () => {
+    // propagateRVFromStart (§1.6): initial ADDEDs of a watch from "" are not in RV order.
+    const h = harness();
+    h.lw.enqueueList(podList('')); // a list without RV leaves the last synced version ""
+    void h.start();
+    const w = await h.lw.nextWatch();
+    expect(w.options.resourceVersion).toBe('');
+    w.add(pod('a', '30')).add(pod('b', '20'));
+    await h.lw.waitFor(() => h.store.ops.length === 3, 'two adds');
+    expect(h.reflector.lastSyncResourceVersion()).toBe('');
+    expect(h.store.rvUpdates).toEqual([]);
+    w.bookmark('40').add(pod('c', '41'));
+    await h.lw.waitFor(() => h.store.rvUpdates.length === 2, 'two RV updates');
+    expect(h.store.rvUpdates).toEqual(['40', '41']);
+    await h.stop();
+  });
+});
+
+describe('FakeListerWatcher', () => {
+  it('records every call in order with a copy of its options', async () => {
+    const lw = new FakeListerWatcher<Pod>();
+    lw.enqueueList(podList('1'), new Error('boom'));
+    const signal = new AbortController().signal;
+    const opts = { resourceVersion: '0', limit: 500 };
+    await lw.list(opts, { signal });
+    opts.resourceVersion = 'mutated';
+    await expect(lw.list({ resourceVersion: '1' }, { signal })).rejects.toThrow('boom');
+    const stream = await lw.watch({ resourceVersion: '1' }, { signal });
+    expect(stream).toBe(lw.watches[0]);
+    expect(lw.calls).toEqual([
+      { verb: 'list', options: { resourceVersion: '0', limit: 500 } },
+      { verb: 'list', options: { resourceVersion: '1' } },
+      { verb: 'watch', options: { resourceVersion: '1' } },
+    ]);
+  });
+
+  it('serves streams that end cleanly, break, throw, or complete when aborted', async () => {
+    const lw = new FakeListerWatcher<Pod>();
+    const controller = new AbortController();
+    lw.enqueueWatch(
+      { events: [{ type: 'ADDED', object: pod('a', '1') }], then: 'close' },
+      { then: 'break' },
+      { then: expiredError() },
+    );
+    const collect = async (it: AsyncIterable<WatchEvent<Pod>>): Promise<string[]> => {
+      const seen: string[] = [];
+      try {
+        for await (const e of it) seen.push(`${e.type} ${String(e.object.metadata?.resourceVersion)}`);
+        seen.push('end');
+      } catch (err) {
+        seen.push(`throw ${(err as KinformerError).code}`);
+      }
+      return seen;
+    };
+    expect(await collect(await lw.watch({}, { signal: controller.signal }))).toEqual(['ADDED 1', 'end']);
+    expect(await collect(await lw.watch({}, { signal: controller.signal }))).toEqual([
+      `throw ${ErrorCodes.CONNECTION}`,
+    ]);
+    expect(await collect(await lw.watch({}, { signal: controller.signal }))).toEqual([
+      `throw ${ErrorCodes.RESOURCE_EXPIRED}`,
+    ]);
+    const open = await lw.watch({}, { signal: controller.signal });
+    const pending = collect(open);
+    lw.watches[3]?.add(pod('b', '2'));
+    await flush();
+    controller.abort();
+    expect(await pending).toEqual(['ADDED 2', 'end']);
+    expect(lw.watches[3]?.stopped).toBe(true);
+    lw.watches[3]?.add(pod('c', '3'));
+    expect(lw.watches[3]?.dropped).toBe(1);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('rejects an aborted list with ERR_ABORTED and exposes watchListSupported only when set', async () => {
+    const lw = new FakeListerWatcher<Pod>({ watchListSupported: false });
+    expect(lw.watchListSupported).toBe(false);
+    expect(new FakeListerWatcher<Pod>().watchListSupported).toBeUndefined();
+    const controller = new AbortController();
+    const pending = lw.list({}, { signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: ErrorCodes.ABORTED });
+  });
+
+  it('times out nextWatch with a clear message', async () => {
+    const lw = new FakeListerWatcher<Pod>({ waitTimeoutMs: 20 });
+    await expect(lw.nextWatch()).rejects.toThrow(/timed out after 20 ms waiting for the next watch/);
+  });
+});
