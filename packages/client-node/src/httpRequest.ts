@@ -1,0 +1,190 @@
+import http, { type ClientRequest, type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { abortError, ErrorCodes, KinformerError } from '@kinformer/core';
+import type { KubeConfig } from '@kubernetes/client-node';
+
+/** A request whose response headers have arrived. The body has not been read yet. */
+export interface OpenedRequest {
+  req: ClientRequest;
+  res: IncomingMessage;
+}
+
+/** What to GET, relative to the current cluster's server URL. */
+export interface RequestTarget {
+  /** API path plus query string, e.g. `/api/v1/pods?watch=true`. */
+  path: string;
+  /** The `Accept` header. */
+  accept: string;
+  /** Context for errors (resource, verb). Never credentials. */
+  details: Record<string, unknown>;
+}
+
+const USER_AGENT = 'kinformer (@kinformer/client-node)';
+
+interface ServerBase {
+  https: boolean;
+  hostname: string;
+  port: string;
+  basePath: string;
+}
+
+function serverBase(kc: KubeConfig, details: Record<string, unknown>): ServerBase {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) {
+    throw new KinformerError(ErrorCodes.INVALID_OPTION, 'the KubeConfig has no current cluster', { details });
+  }
+  let url: URL;
+  try {
+    url = new URL(cluster.server);
+  } catch (cause) {
+    throw new KinformerError(ErrorCodes.INVALID_OPTION, `the current cluster's server is not a URL: ${JSON.stringify(cluster.server)}`, { cause, details });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new KinformerError(ErrorCodes.INVALID_OPTION, `the current cluster's server must be http(s), not ${url.protocol}`, { details });
+  }
+  const host = url.hostname;
+  return {
+    https: url.protocol === 'https:',
+    hostname: host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host,
+    port: url.port,
+    basePath: url.pathname.replace(/\/+$/, ''),
+  };
+}
+
+/**
+ * Sends `GET target.path` to the KubeConfig's current cluster with everything the KubeConfig sets:
+ * `applyToHTTPSOptions` supplies the `Authorization` header (token, token file, exec plugin, OIDC,
+ * cloud auth providers), basic auth, `Impersonate-User`, the CA, client certificate and key,
+ * `skipTLSVerify`, `tlsServerName`, and the agent (client-node caches one per cluster/user, with
+ * the proxy of `proxyUrl` when set). It is called per request, so rotated tokens are picked up.
+ *
+ * Resolves once the response headers arrived (any status). Rejects with `ERR_ABORTED` when
+ * `signal` aborts first (the request is destroyed), `ERR_CONNECTION` when the connection fails
+ * before an answer (refused, reset, DNS, TLS) or the KubeConfig cannot produce credentials, and
+ * `ERR_INVALID_OPTION` when the KubeConfig has no usable current cluster.
+ */
+export async function openRequest(kc: KubeConfig, target: RequestTarget, signal: AbortSignal): Promise<OpenedRequest> {
+  if (signal.aborted) throw abortError(signal);
+  const base = serverBase(kc, target.details);
+  const options: https.RequestOptions = {
+    method: 'GET',
+    headers: { Accept: target.accept, 'User-Agent': USER_AGENT },
+  };
+  try {
+    await kc.applyToHTTPSOptions(options);
+  } catch (cause) {
+    throw new KinformerError(
+      ErrorCodes.CONNECTION,
+      `could not prepare the request from the KubeConfig (credentials, TLS files or proxy): ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause, details: target.details },
+    );
+  }
+  if (signal.aborted) throw abortError(signal);
+  options.protocol = base.https ? 'https:' : 'http:';
+  options.hostname = base.hostname;
+  if (base.port !== '') options.port = base.port;
+  options.path = base.basePath + target.path;
+
+  return new Promise<OpenedRequest>((resolve, reject) => {
+    let settled = false;
+    const req = (base.https ? https : http).request(options);
+    const onAbort = (): void => {
+      if (settled) return;
+      settled = true;
+      req.destroy();
+      reject(abortError(signal));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.once('response', (res) => {
+      signal.removeEventListener('abort', onAbort);
+      if (settled) {
+        res.destroy();
+        return;
+      }
+      settled = true;
+      resolve({ req, res });
+    });
+    // Stays attached for the request's life: errors after the response (a reset mid-body) also
+    // reach the response, where the body readers handle them.
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      reject(
+        new KinformerError(ErrorCodes.CONNECTION, `could not reach the API server at ${base.hostname}: ${err.message}`, {
+          cause: err,
+          details: err.code === undefined ? target.details : { ...target.details, errno: err.code },
+        }),
+      );
+    });
+    req.end();
+  });
+}
+
+/**
+ * Reads a whole response body as Buffers, concatenated once at the end. Keeps at most `maxBytes`
+ * (the rest is discarded and the response destroyed; `truncated` says so). Rejects with
+ * `ERR_ABORTED` when `signal` aborts (the response is destroyed) and with `ERR_CONNECTION` when the
+ * connection breaks before the body is complete.
+ */
+export function readBody(
+  res: IncomingMessage,
+  signal: AbortSignal,
+  details: Record<string, unknown>,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<{ body: Buffer; truncated: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const done = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      return true;
+    };
+    const finish = (truncated: boolean): void => {
+      if (!done()) return;
+      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+      resolve({ body, truncated });
+    };
+    const onAbort = (): void => {
+      if (!done()) return;
+      res.destroy();
+      reject(abortError(signal));
+    };
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    res.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      if (total + chunk.length > maxBytes) {
+        const keep = maxBytes - total;
+        if (keep > 0) chunks.push(chunk.subarray(0, keep));
+        total += Math.max(0, keep);
+        finish(true);
+        res.destroy();
+        return;
+      }
+      chunks.push(chunk);
+      total += chunk.length;
+    });
+    res.on('end', () => finish(false));
+    res.on('error', (err: NodeJS.ErrnoException) => {
+      if (!done()) return;
+      reject(
+        new KinformerError(ErrorCodes.CONNECTION, `the connection broke while reading the response: ${err.message}`, {
+          cause: err,
+          details: err.code === undefined ? details : { ...details, errno: err.code },
+        }),
+      );
+    });
+    res.on('close', () => {
+      if (res.complete) return;
+      if (!done()) return;
+      reject(new KinformerError(ErrorCodes.CONNECTION, 'the connection closed before the response was complete', { details }));
+    });
+  });
+}
