@@ -1,0 +1,206 @@
+import { abortError, ErrorCodes, KinformerError } from '@kinformer/core';
+import type { Status } from '@kinformer/core';
+import { ApiException, CoordinationV1Api, Observable, V1MicroTime } from '@kubernetes/client-node';
+import type {
+  ConfigurationOptions,
+  KubeConfig,
+  ObservableMiddleware,
+  RequestContext,
+  ResponseContext,
+  V1Lease,
+  V1LeaseSpec,
+} from '@kubernetes/client-node';
+import type { LeaderElectionRecord, LockOperationOptions, ResourceLock } from './resourceLock.js';
+
+/** Options of {@link LeaseLock}. */
+export interface LeaseLockOptions {
+  /** Namespace of the Lease. */
+  namespace: string;
+  /** Name of the Lease. */
+  name: string;
+  /** This candidate's identity (for example the pod name). Must be unique among candidates and non-empty. */
+  identity: string;
+}
+
+/**
+ * A {@link ResourceLock} on a `coordination.k8s.io/v1` Lease, through `@kubernetes/client-node`'s
+ * `CoordinationV1Api` (client-go's `resourcelock.LeaseLock`).
+ *
+ * The lock remembers the Lease it last read, created or replaced; `update` replaces that Lease with
+ * a new `spec`, keeping its `metadata.resourceVersion`, so the API server answers 409 when anyone
+ * wrote the Lease since (→ `ERR_CONFLICT`). Not safe for concurrent use by two electors: give each
+ * elector its own lock.
+ */
+export class LeaseLock implements ResourceLock {
+  readonly identity: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly #api: CoordinationV1Api;
+  #lease: V1Lease | undefined;
+
+  constructor(kubeConfig: KubeConfig, options: LeaseLockOptions) {
+    this.identity = options.identity;
+    this.namespace = options.namespace;
+    this.name = options.name;
+    this.#api = kubeConfig.makeApiClient(CoordinationV1Api);
+  }
+
+  /** Reads the Lease. Rejects with `ERR_NOT_FOUND` when it does not exist. */
+  async get(options: LockOperationOptions = {}): Promise<LeaderElectionRecord> {
+    const lease = await this.#call(options.signal, (opts) =>
+      this.#api.readNamespacedLease({ name: this.name, namespace: this.namespace }, opts),
+    );
+    this.#lease = lease;
+    return leaseSpecToLeaderElectionRecord(lease.spec);
+  }
+
+  /** Creates the Lease. Rejects with `ERR_CONFLICT` when it already exists. */
+  async create(record: LeaderElectionRecord, options: LockOperationOptions = {}): Promise<void> {
+    const body: V1Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: this.name, namespace: this.namespace },
+      spec: leaderElectionRecordToLeaseSpec(record),
+    };
+    this.#lease = await this.#call(options.signal, (opts) =>
+      this.#api.createNamespacedLease({ namespace: this.namespace, body }, opts),
+    );
+  }
+
+  /**
+   * Replaces the spec of the Lease last read or written, conditional on its resourceVersion.
+   * Rejects with `ERR_CONFLICT` when the Lease changed since, `ERR_LEADER_ELECTION` before any
+   * successful `get` or `create`.
+   */
+  async update(record: LeaderElectionRecord, options: LockOperationOptions = {}): Promise<void> {
+    const current = this.#lease;
+    if (current === undefined) {
+      throw new KinformerError(ErrorCodes.LEADER_ELECTION, 'lease not initialized, call get or create first', {
+        details: { lock: this.describe() },
+      });
+    }
+    const body: V1Lease = { ...current, spec: leaderElectionRecordToLeaseSpec(record) };
+    this.#lease = await this.#call(options.signal, (opts) =>
+      this.#api.replaceNamespacedLease({ name: this.name, namespace: this.namespace, body }, opts),
+    );
+  }
+
+  /** `namespace/name`. */
+  describe(): string {
+    return `${this.namespace}/${this.name}`;
+  }
+
+  async #call<T>(signal: AbortSignal | undefined, request: (options: ConfigurationOptions | undefined) => Promise<T>): Promise<T> {
+    if (signal?.aborted) throw abortError(signal);
+    try {
+      return await request(signalOptions(signal));
+    } catch (err) {
+      throw leaseLockError(err, this.describe(), signal);
+    }
+  }
+}
+
+/** Per-request options that hand `signal` to the HTTP request, after client-node's own middleware. */
+function signalOptions(signal: AbortSignal | undefined): ConfigurationOptions | undefined {
+  if (signal === undefined) return undefined;
+  const middleware: ObservableMiddleware = {
+    pre: (context: RequestContext) => {
+      context.setSignal(signal);
+      return new Observable(Promise.resolve(context));
+    },
+    post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+  };
+  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
+}
+
+/**
+ * The `KinformerError` for a failed Lease request: 404 → `ERR_NOT_FOUND`, 409 → `ERR_CONFLICT`
+ * (both keeping the server's Status when it sent one), other answers with a Status body through
+ * `KinformerError.fromStatus`, other answers by their HTTP code, an aborted request → `ERR_ABORTED`,
+ * anything else (connection refused, reset, DNS) → `ERR_CONNECTION`. A `KinformerError` passes through.
+ */
+export function leaseLockError(err: unknown, lock: string, signal?: AbortSignal): KinformerError {
+  if (err instanceof KinformerError) return err;
+  const details = { lock };
+  if (err instanceof ApiException) {
+    const httpStatus = err.code;
+    const status = statusOf(err.body);
+    const options = { cause: err, httpStatus, details, ...(status === undefined ? {} : { status }) };
+    if (httpStatus === 404) {
+      return new KinformerError(ErrorCodes.NOT_FOUND, status?.message ?? `lease ${lock} not found`, options);
+    }
+    if (httpStatus === 409) {
+      return new KinformerError(ErrorCodes.CONFLICT, status?.message ?? `lease ${lock} was modified or already exists`, options);
+    }
+    if (status !== undefined) return KinformerError.fromStatus(status, { cause: err, httpStatus, details });
+    const code = KinformerError.fromStatus({ code: httpStatus }).code;
+    return new KinformerError(code, `the server answered ${httpStatus} for lease ${lock}`, { cause: err, httpStatus, details });
+  }
+  if (signal?.aborted || (err instanceof Error && err.name === 'AbortError')) {
+    return new KinformerError(ErrorCodes.ABORTED, `the request for lease ${lock} was aborted`, { cause: signal?.reason ?? err, details });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new KinformerError(ErrorCodes.CONNECTION, `request for lease ${lock} failed: ${message}`, { cause: err, details });
+}
+
+/** The Status in an ApiException body: client-node 2.x hands error bodies over as text. */
+function statusOf(body: unknown): Status | undefined {
+  let value = body;
+  if (typeof value === 'string') {
+    if (!value.trimStart().startsWith('{')) return undefined;
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  const looksLikeStatus = v.kind === 'Status' || (v.status === 'Failure' && (typeof v.code === 'number' || typeof v.reason === 'string'));
+  return looksLikeStatus ? v : undefined;
+}
+
+/**
+ * The record in a Lease spec (client-go's `LeaseSpecToLeaderElectionRecord`). Missing fields read as
+ * `''`/`0`/absent. Times may be `Date`s or strings: client-node 2.x types MicroTime as a `Date` but
+ * hands back the server's string (`2026-01-01T00:00:00.123456Z`); both parse to a `Date` (to the
+ * millisecond). An unparsable time reads as absent.
+ */
+export function leaseSpecToLeaderElectionRecord(spec: V1LeaseSpec | undefined): LeaderElectionRecord {
+  const record: LeaderElectionRecord = {
+    holderIdentity: spec?.holderIdentity ?? '',
+    leaseDurationSeconds: spec?.leaseDurationSeconds ?? 0,
+    leaderTransitions: spec?.leaseTransitions ?? 0,
+  };
+  const acquireTime = toDate(spec?.acquireTime);
+  if (acquireTime !== undefined) record.acquireTime = acquireTime;
+  const renewTime = toDate(spec?.renewTime);
+  if (renewTime !== undefined) record.renewTime = renewTime;
+  if (spec?.strategy) record.strategy = spec.strategy;
+  if (spec?.preferredHolder) record.preferredHolder = spec.preferredHolder;
+  return record;
+}
+
+/**
+ * The Lease spec for a record (client-go's `LeaderElectionRecordToLeaseSpec`): times become
+ * `V1MicroTime`s (serialised with microseconds); `strategy` and `preferredHolder` are written only
+ * when non-empty.
+ */
+export function leaderElectionRecordToLeaseSpec(record: LeaderElectionRecord): V1LeaseSpec {
+  const spec: V1LeaseSpec = {
+    holderIdentity: record.holderIdentity,
+    leaseDurationSeconds: record.leaseDurationSeconds,
+    leaseTransitions: record.leaderTransitions,
+  };
+  if (record.acquireTime !== undefined) spec.acquireTime = new V1MicroTime(record.acquireTime.getTime());
+  if (record.renewTime !== undefined) spec.renewTime = new V1MicroTime(record.renewTime.getTime());
+  if (record.strategy) spec.strategy = record.strategy;
+  if (record.preferredHolder) spec.preferredHolder = record.preferredHolder;
+  return spec;
+}
+
+function toDate(value: Date | string | null | undefined): Date | undefined {
+  if (value === undefined || value === null) return undefined;
+  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+}
