@@ -1,1 +1,29 @@
-export {};
+export type {
+  FakeApiServerOptions,
+  InProcessDeleteOptions,
+  InProcessPatchOptions,
+  Stored,
+  WaitOptions,
+} from './fakeApiServer.js';
+export { FakeApiServer } from './fakeApiServer.js';
+export type {
+  FailNextOptions,
+  FailureHandle,
+  InjectedStatus,
+  InjectOptions,
+  RequestVerb,
+  RestartOptions,
+  StallHandle,
+  StallOptions,
+  WatchFaultOptions,
+} from './faults.js';
+export { FakeApiServerFaults } from './faults.js';
+export type { WatchInjection } from './watchHandler.js';
+export type { RecordedRequest } from './recordedRequest.js';
+export type { ResourceDefinition, ResourceRef, ResourceType } from './resourceRegistry.js';
+export { DEFAULT_RESOURCES } from './resourceRegistry.js';
+export type { PatchType } from './patch.js';
+export type { DeletePreconditions } from './objectStore.js';
+export { FakeClock } from '@kinformer/core';
+export type { FakeListerWatcherOptions } from '@kinformer/reflector/testing';
+export { FakeListerWatcher } from '@kinformer/reflector/testing';

@@ -1,0 +1,245 @@
+/**
+ * Selectors to fields: which field-selector labels each kind supports, and the field values of an
+ * object (`pkg/apis/core/v1/conversion.go` and the registries' `ToSelectableFields`).
+ */
+
+/** A JSON object as stored (plain data). */
+export type JsonObject = Record<string, unknown>;
+
+/** The field-selector labels of one kind. */
+export interface FieldSet {
+  /** `undefined` when `field` is supported, else the real server's 400 message. */
+  unsupported(field: string): string | undefined;
+  /** The selectable fields of `obj` (missing ones read as `''` by the selector). */
+  fields(obj: JsonObject): Record<string, string>;
+}
+
+function rec(value: unknown): JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
+}
+
+function str(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return '';
+}
+
+function bool(value: unknown): string {
+  return value === true ? 'true' : 'false';
+}
+
+function metaFields(obj: JsonObject, out: Record<string, string>): Record<string, string> {
+  const meta = rec(obj.metadata);
+  out['metadata.name'] = str(meta.name);
+  out['metadata.namespace'] = str(meta.namespace);
+  return out;
+}
+
+const NOT_SUPPORTED = (field: string): string => `field label not supported: ${field}`;
+const NOT_KNOWN = (field: string): string =>
+  `${JSON.stringify(field)} is not a known field selector: only "metadata.name", "metadata.namespace"`;
+
+function fieldSet(
+  supported: readonly string[],
+  message: (field: string) => string,
+  fields: (obj: JsonObject) => Record<string, string>,
+): FieldSet {
+  const set = new Set(supported);
+  return { unsupported: (field) => (set.has(field) ? undefined : message(field)), fields };
+}
+
+const POD = fieldSet(
+  [
+    'metadata.name',
+    'metadata.namespace',
+    'spec.nodeName',
+    'spec.host',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.podIPs',
+    'status.nominatedNodeName',
+  ],
+  NOT_SUPPORTED,
+  (obj) => {
+    const spec = rec(obj.spec);
+    const status = rec(obj.status);
+    const ips = Array.isArray(status.podIPs) ? status.podIPs.map((p) => str(rec(p).ip)) : [];
+    const out = metaFields(obj, {});
+    out['spec.nodeName'] = str(spec.nodeName);
+    // Legacy clients send spec.host; the server rewrites it to spec.nodeName.
+    out['spec.host'] = out['spec.nodeName'];
+    out['spec.restartPolicy'] = str(spec.restartPolicy);
+    out['spec.schedulerName'] = str(spec.schedulerName);
+    out['spec.serviceAccountName'] = str(spec.serviceAccountName);
+    out['spec.hostNetwork'] = bool(spec.hostNetwork);
+    out['status.phase'] = str(status.phase);
+    out['status.podIP'] = str(status.podIP) || (ips[0] ?? '');
+    out['status.podIPs'] = ips.join(',');
+    out['status.nominatedNodeName'] = str(status.nominatedNodeName);
+    return out;
+  },
+);
+
+const NODE = fieldSet(['metadata.name', 'spec.unschedulable'], NOT_SUPPORTED, (obj) => {
+  const out = metaFields(obj, {});
+  out['spec.unschedulable'] = bool(rec(obj.spec).unschedulable);
+  return out;
+});
+
+const NAMESPACE = fieldSet(['metadata.name', 'status.phase'], NOT_SUPPORTED, (obj) => {
+  const out = metaFields(obj, {});
+  out['status.phase'] = str(rec(obj.status).phase);
+  return out;
+});
+
+const SECRET = fieldSet(['metadata.name', 'metadata.namespace', 'type'], NOT_SUPPORTED, (obj) => {
+  const out = metaFields(obj, {});
+  out.type = str(obj.type);
+  return out;
+});
+
+const SERVICE = fieldSet(
+  ['metadata.name', 'metadata.namespace', 'spec.clusterIP', 'spec.type'],
+  NOT_SUPPORTED,
+  (obj) => {
+    const spec = rec(obj.spec);
+    const out = metaFields(obj, {});
+    out['spec.clusterIP'] = str(spec.clusterIP);
+    out['spec.type'] = str(spec.type);
+    return out;
+  },
+);
+
+const REPLICATION_CONTROLLER = fieldSet(
+  ['metadata.name', 'metadata.namespace', 'status.replicas'],
+  NOT_SUPPORTED,
+  (obj) => {
+    const out = metaFields(obj, {});
+    out['status.replicas'] = str(rec(obj.status).replicas ?? 0);
+    return out;
+  },
+);
+
+const INVOLVED_OBJECT = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'] as const;
+
+const EVENT = fieldSet(
+  [
+    'metadata.name',
+    'metadata.namespace',
+    ...INVOLVED_OBJECT.map((f) => `involvedObject.${f}`),
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
+  NOT_KNOWN,
+  (obj) => {
+    const involved = rec(obj.involvedObject);
+    const out = metaFields(obj, {});
+    for (const f of INVOLVED_OBJECT) out[`involvedObject.${f}`] = str(involved[f]);
+    out.reason = str(obj.reason);
+    out.reportingComponent = str(obj.reportingComponent);
+    out.source = str(rec(obj.source).component);
+    out.type = str(obj.type);
+    return out;
+  },
+);
+
+const DEFAULT = fieldSet(['metadata.name', 'metadata.namespace'], NOT_KNOWN, (obj) => metaFields(obj, {}));
+
+function readPath(obj: JsonObject, path: readonly string[]): string {
+  let value: unknown = obj;
+  for (const segment of path) value = rec(value)[segment];
+  return str(value);
+}
+
+/** The field set of a kind: the core kinds with custom selectors, custom resources, or the default. */
+export function fieldSetFor(
+  group: string,
+  resource: string,
+  customResource: boolean,
+  selectableFields: readonly string[],
+): FieldSet {
+  if (customResource || selectableFields.length > 0) {
+    const paths = selectableFields.map((f) => ({ field: f.replace(/^\./, ''), path: f.replace(/^\./, '').split('.') }));
+    return fieldSet(['metadata.name', 'metadata.namespace', ...paths.map((p) => p.field)], NOT_KNOWN, (obj) => {
+      const out = metaFields(obj, {});
+      for (const p of paths) out[p.field] = readPath(obj, p.path);
+      return out;
+    });
+  }
+  if (group !== '') return DEFAULT;
+  switch (resource) {
+    case 'pods':
+      return POD;
+    case 'nodes':
+      return NODE;
+    case 'namespaces':
+      return NAMESPACE;
+    case 'secrets':
+      return SECRET;
+    case 'services':
+      return SERVICE;
+    case 'replicationcontrollers':
+      return REPLICATION_CONTROLLER;
+    case 'events':
+      return EVENT;
+    default:
+      return DEFAULT;
+  }
+}
+
+/**
+ * apimachinery `fields.ParseSelector`'s syntax errors, word for word (`invalid selector: '…'; can't
+ * understand '…'`, `invalid field selector: invalid escape sequence: …`, `invalid field selector:
+ * unescaped character in value: 61`). `undefined` when the text parses.
+ */
+export function fieldSelectorSyntaxError(selector: string): string | undefined {
+  if (selector === '') return undefined;
+  const terms: string[] = [];
+  let start = 0;
+  let inSlash = false;
+  for (let i = 0; i < selector.length; i++) {
+    const c = selector[i];
+    if (inSlash) inSlash = false;
+    else if (c === '\\') inSlash = true;
+    else if (c === ',') {
+      terms.push(selector.slice(start, i));
+      start = i + 1;
+    }
+  }
+  terms.push(selector.slice(start));
+  terms.sort();
+  for (const term of terms) {
+    if (term === '') continue;
+    const rhs = splitTermRhs(term);
+    if (rhs === undefined) return `invalid selector: '${selector}'; can't understand '${term}'`;
+    const escapeError = unescapeError(rhs);
+    if (escapeError !== undefined) return escapeError;
+  }
+  return undefined;
+}
+
+function splitTermRhs(term: string): string | undefined {
+  for (let i = 0; i < term.length; i++) {
+    if (term.startsWith('!=', i) || term.startsWith('==', i)) return term.slice(i + 2);
+    if (term[i] === '=') return term.slice(i + 1);
+  }
+  return undefined;
+}
+
+function unescapeError(value: string): string | undefined {
+  let inSlash = false;
+  for (const c of value) {
+    if (inSlash) {
+      if (c !== '\\' && c !== ',' && c !== '=') return `invalid field selector: invalid escape sequence: \\${c}`;
+      inSlash = false;
+    } else if (c === '\\') inSlash = true;
+    else if (c === ',' || c === '=') return `invalid field selector: unescaped character in value: ${c.codePointAt(0)}`;
+  }
+  return inSlash ? 'invalid field selector: invalid escape sequence: \\' : undefined;
+}

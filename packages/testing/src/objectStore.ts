@@ -1,0 +1,564 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock, Timer } from '@kinformer/core';
+import { EventHistory, HistoryEvent, type StoredEventType } from './eventHistory.js';
+import type { JsonObject } from './fieldSets.js';
+import { applyJsonPatch, applyMergePatch, PatchError, type PatchType } from './patch.js';
+import type { ResourceType } from './resourceRegistry.js';
+import {
+  alreadyExistsError,
+  badRequestError,
+  conflictError,
+  invalidError,
+  invalidField,
+  makeStatus,
+  notFoundError,
+  requiredField,
+  statusError,
+} from './statusErrors.js';
+import { StoredEntry, type StoredObject } from './storedEntry.js';
+
+/** Receives every write to one resource type, in revision order (a watcher). */
+export interface EventSink {
+  deliver(event: HistoryEvent): void;
+}
+
+/** A consistent view of one type at one revision: entries by key, and the keys in storage order. */
+export interface Snapshot {
+  readonly rev: number;
+  readonly entries: ReadonlyMap<string, StoredEntry>;
+  /** Keys sorted in storage (byte) order. Computed once per snapshot. */
+  keys(): readonly string[];
+}
+
+/** All objects of one resource type, plus the watchers of that type. */
+export class ResourceTable {
+  readonly type: ResourceType;
+  readonly entries = new Map<string, StoredEntry>();
+  readonly watchers = new Set<EventSink>();
+  /** Revision of the last write to this type (0 when never written). */
+  lastWriteRev = 0;
+  #sorted: string[] | undefined;
+
+  constructor(type: ResourceType) {
+    this.type = type;
+  }
+
+  /** Keys in storage order; re-sorted only after an object was added or removed. */
+  sortedKeys(): readonly string[] {
+    return (this.#sorted ??= [...this.entries.keys()].sort());
+  }
+
+  put(entry: StoredEntry): void {
+    if (!this.entries.has(entry.key)) this.#sorted = undefined;
+    this.entries.set(entry.key, entry);
+  }
+
+  remove(key: string): void {
+    if (this.entries.delete(key)) this.#sorted = undefined;
+  }
+}
+
+class HistoricalSnapshot implements Snapshot {
+  readonly rev: number;
+  readonly table: ResourceTable;
+  readonly entries: Map<string, StoredEntry>;
+  #keys: string[] | undefined;
+
+  constructor(table: ResourceTable, rev: number, entries: Map<string, StoredEntry>) {
+    this.table = table;
+    this.rev = rev;
+    this.entries = entries;
+  }
+
+  keys(): readonly string[] {
+    return (this.#keys ??= [...this.entries.keys()].sort());
+  }
+}
+
+/** Preconditions of a DELETE (`DeleteOptions.preconditions`). */
+export interface DeletePreconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+/** Options of {@link ObjectStore}. */
+export interface ObjectStoreOptions {
+  historySize: number;
+  initialResourceVersion: number;
+  clock: Clock;
+}
+
+interface RevisionWaiter {
+  target: number;
+  resolve(reached: boolean): void;
+  timer: Timer | undefined;
+}
+
+const META_ORDER = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+] as const;
+const META_KEYS: ReadonlySet<string> = new Set(META_ORDER);
+const SNAPSHOT_CACHE_SIZE = 4;
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+function rec(value: unknown): JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+/** `metadata` in the Go struct's key order, `forced` fields overriding `source`, empty fields omitted. */
+function buildMeta(source: JsonObject, forced: JsonObject): JsonObject {
+  const merged: JsonObject = { ...source, ...forced };
+  const out: JsonObject = {};
+  for (const key of META_ORDER) {
+    const value = merged[key];
+    if (value === undefined || value === '' || (key !== 'generation' && isEmpty(value))) continue;
+    out[key] = value;
+  }
+  for (const key of Object.keys(merged)) if (!META_KEYS.has(key) && merged[key] !== undefined) out[key] = merged[key];
+  return out;
+}
+
+let lastSecond = Number.NaN;
+let lastTimestamp = '';
+
+/** RFC 3339 with second precision, as `metav1.Time` serialises. */
+export function rfc3339(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastTimestamp = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return lastTimestamp;
+}
+
+const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+
+/** `metav1.MicroTime` format (microseconds, `Z`). */
+function microTime(value: unknown): unknown {
+  if (typeof value !== 'string' || MICRO_TIME.test(value)) return value;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? value : new Date(ms).toISOString().replace(/Z$/, '000Z');
+}
+
+/** The stored form: no `kind`/`apiVersion`, `metadata` first; lease times re-serialised as MicroTime. */
+function normalize(type: ResourceType, obj: JsonObject, meta: JsonObject): StoredObject {
+  const { kind: _kind, apiVersion: _apiVersion, metadata: _metadata, ...rest } = obj;
+  const out: StoredObject = { metadata: meta, ...rest };
+  if (type.resource === 'leases' && type.group === 'coordination.k8s.io' && typeof out.spec === 'object' && out.spec !== null) {
+    const spec = { ...(out.spec as JsonObject) };
+    if (spec.acquireTime !== undefined) spec.acquireTime = microTime(spec.acquireTime);
+    if (spec.renewTime !== undefined) spec.renewTime = microTime(spec.renewTime);
+    out.spec = spec;
+  }
+  return out;
+}
+
+function asBody(body: unknown): JsonObject {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequestError('the body of the request was not a JSON object');
+  }
+  return body as JsonObject;
+}
+
+/**
+ * The fake's storage: one global revision counter, every object of every type, the bounded event
+ * history, historical snapshots for exact-revision lists and continue tokens, and the writes
+ * (create, update, patch, delete) with the real server's validation and errors. Synchronous.
+ *
+ * History model: events are kept in one ring of `historySize` events across all types. The oldest
+ * revision the server can still serve (`compactedRV`) starts at the initial revision and moves up
+ * when events are evicted or the history is compacted; exact lists, continue tokens and watches
+ * from before it get 410.
+ */
+export class ObjectStore {
+  readonly history: EventHistory;
+  readonly #clock: Clock;
+  readonly #tables = new Map<ResourceType, ResourceTable>();
+  readonly #snapshots: HistoricalSnapshot[] = [];
+  readonly #waiters = new Set<RevisionWaiter>();
+  #rev: number;
+  #compactedRV: number;
+
+  constructor(options: ObjectStoreOptions) {
+    this.history = new EventHistory(options.historySize);
+    this.#clock = options.clock;
+    this.#rev = Math.max(1, Math.floor(options.initialResourceVersion));
+    this.#compactedRV = this.#rev;
+  }
+
+  /** The current global revision. */
+  get rev(): number {
+    return this.#rev;
+  }
+
+  /** The oldest revision still served: exact lists, continue tokens and watches below it get 410. */
+  get compactedRV(): number {
+    return this.#compactedRV;
+  }
+
+  /** The table of `type` (created on first use). */
+  table(type: ResourceType): ResourceTable {
+    let table = this.#tables.get(type);
+    if (!table) {
+      table = new ResourceTable(type);
+      this.#tables.set(type, table);
+    }
+    return table;
+  }
+
+  /** Every table created so far. */
+  tables(): IterableIterator<ResourceTable> {
+    return this.#tables.values();
+  }
+
+  /** The current state of `table` as a snapshot at the current revision (live: use synchronously). */
+  current(table: ResourceTable): Snapshot {
+    return { rev: this.#rev, entries: table.entries, keys: () => table.sortedKeys() };
+  }
+
+  /**
+   * The state of `table` at revision `rev` (`compactedRV ≤ rev ≤ this.rev`), rebuilt by undoing the
+   * newer events of the history. Rebuilt snapshots are cached, so paging through one costs one rebuild.
+   */
+  snapshotAt(table: ResourceTable, rev: number): Snapshot {
+    if (rev >= table.lastWriteRev) return { rev, entries: table.entries, keys: () => table.sortedKeys() };
+    const cached = this.#snapshots.find((s) => s.table === table && s.rev === rev);
+    if (cached) return cached;
+    const entries = new Map(table.entries);
+    const history = this.history;
+    for (let i = history.size - 1; i >= 0; i--) {
+      const event = history.at(i);
+      if (event.rev <= rev) break;
+      if (event.entry.type !== table.type) continue;
+      if (event.type === 'ADDED') entries.delete(event.entry.key);
+      else if (event.prev) entries.set(event.prev.key, event.prev);
+    }
+    const snapshot = new HistoricalSnapshot(table, rev, entries);
+    if (this.#snapshots.length >= SNAPSHOT_CACHE_SIZE) this.#snapshots.shift();
+    this.#snapshots.push(snapshot);
+    return snapshot;
+  }
+
+  /** Advances the revision by `n` without an event (writes to other types, an etcd progress notify). */
+  bump(n = 1): number {
+    this.#rev += Math.max(1, Math.floor(n));
+    this.#notifyRevision();
+    return this.#rev;
+  }
+
+  /**
+   * Compacts: bumps the revision once and forgets all history before it, so every resourceVersion
+   * and continue token handed out so far is too old (410).
+   */
+  compact(): number {
+    this.#rev++;
+    this.#compactedRV = this.#rev;
+    this.history.clear();
+    this.#snapshots.length = 0;
+    this.#notifyRevision();
+    return this.#compactedRV;
+  }
+
+  /**
+   * Resolves `true` once the revision reaches `target`, or `false` after `timeoutMs` (on the
+   * injected clock) or when {@link cancelWaits} is called.
+   */
+  waitForRevision(target: number, timeoutMs: number): Promise<boolean> {
+    if (this.#rev >= target) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter: RevisionWaiter = { target, resolve, timer: undefined };
+      waiter.timer = this.#clock.setTimeout(() => {
+        this.#waiters.delete(waiter);
+        resolve(false);
+      }, timeoutMs);
+      this.#waiters.add(waiter);
+    });
+  }
+
+  /** Resolves every pending {@link waitForRevision} with `false`. */
+  cancelWaits(): void {
+    for (const waiter of this.#waiters) {
+      waiter.timer?.cancel();
+      waiter.resolve(false);
+    }
+    this.#waiters.clear();
+  }
+
+  #notifyRevision(): void {
+    if (this.#waiters.size === 0) return;
+    for (const waiter of this.#waiters) {
+      if (this.#rev >= waiter.target) {
+        this.#waiters.delete(waiter);
+        waiter.timer?.cancel();
+        waiter.resolve(true);
+      }
+    }
+  }
+
+  #commit(table: ResourceTable, type: StoredEventType, entry: StoredEntry, prev: StoredEntry | undefined): void {
+    const event = new HistoryEvent(entry.rev, type, entry, prev);
+    const evicted = this.history.push(event);
+    if (evicted !== undefined && evicted.rev > this.#compactedRV) this.#compactedRV = evicted.rev;
+    table.lastWriteRev = entry.rev;
+    for (const watcher of table.watchers) watcher.deliver(event);
+    this.#notifyRevision();
+  }
+
+  /** The stored object, or undefined. */
+  find(type: ResourceType, namespace: string, name: string): StoredEntry | undefined {
+    const table = this.#tables.get(type);
+    return table?.entries.get(type.namespaced ? `${namespace}/${name}` : name);
+  }
+
+  /** The stored object. @throws 404 NotFound. */
+  get(type: ResourceType, namespace: string, name: string): StoredEntry {
+    const entry = this.find(type, namespace, name);
+    if (!entry) throw notFoundError(type, name);
+    return entry;
+  }
+
+  #namespaceOf(type: ResourceType, urlNamespace: string | undefined, meta: JsonObject): string {
+    if (!type.namespaced) return '';
+    const bodyNamespace = text(meta.namespace);
+    if (urlNamespace !== undefined && bodyNamespace !== '' && bodyNamespace !== urlNamespace) {
+      throw badRequestError('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    return urlNamespace ?? (bodyNamespace || 'default');
+  }
+
+  #checkName(type: ResourceType, name: string): void {
+    if (name.includes('/') || name.includes('%') || name === '.' || name === '..') {
+      throw invalidError(type.group, type.kind, name, [
+        invalidField('metadata.name', JSON.stringify(name), "may not contain '/' or '%' and may not be '.' or '..'"),
+      ]);
+    }
+  }
+
+  /**
+   * Creates an object (POST). `urlNamespace` is the request's namespace (undefined in-process: the
+   * object's own, else `default`). Assigns uid, creationTimestamp, resourceVersion and, for objects
+   * with a `spec`, generation 1; `generateName` gets a random suffix. `body` is owned by the store.
+   * @throws 409 AlreadyExists, 422 when neither name nor generateName is set, 400 namespace mismatch.
+   */
+  create(type: ResourceType, urlNamespace: string | undefined, body: unknown): StoredEntry {
+    const obj = asBody(body);
+    const meta = rec(obj.metadata);
+    const namespace = this.#namespaceOf(type, urlNamespace, meta);
+    const table = this.table(type);
+    let name = text(meta.name);
+    if (name === '') {
+      const prefix = text(meta.generateName);
+      if (prefix === '') {
+        throw invalidError(type.group, type.kind, '', [requiredField('metadata.name', 'name or generateName is required')]);
+      }
+      do name = prefix + randomSuffix();
+      while (table.entries.has(namespace === '' ? name : `${namespace}/${name}`));
+    }
+    this.#checkName(type, name);
+    if (table.entries.has(namespace === '' ? name : `${namespace}/${name}`)) throw alreadyExistsError(type, name);
+    const rev = ++this.#rev;
+    const stored = normalize(
+      type,
+      obj,
+      buildMeta(meta, {
+        name,
+        namespace: namespace === '' ? undefined : namespace,
+        selfLink: undefined,
+        uid: randomUUID(),
+        resourceVersion: String(rev),
+        generation: obj.spec === undefined ? undefined : 1,
+        creationTimestamp: rfc3339(this.#clock.now()),
+        deletionTimestamp: undefined,
+        deletionGracePeriodSeconds: undefined,
+      }),
+    );
+    const entry = new StoredEntry(type, namespace, name, stored, rev);
+    table.put(entry);
+    this.#commit(table, 'ADDED', entry, undefined);
+    return entry;
+  }
+
+  /**
+   * Replaces an object (PUT), or only its `status` with `subresource: 'status'`. A set
+   * `metadata.resourceVersion` must equal the stored one (else 409 Conflict); an unset one is an
+   * unconditional update where the type allows it (else 422). uid, creationTimestamp and deletion
+   * fields are kept from the stored object; generation increases when `spec` changes. A write that
+   * changes nothing keeps the revision and sends no event. Clearing the finalizers of an object being
+   * deleted deletes it.
+   */
+  update(
+    type: ResourceType,
+    urlNamespace: string | undefined,
+    urlName: string | undefined,
+    body: unknown,
+    options: { subresource?: string; allowUnconditional?: boolean } = {},
+  ): StoredEntry {
+    const obj = asBody(body);
+    const meta = rec(obj.metadata);
+    const namespace = this.#namespaceOf(type, urlNamespace, meta);
+    const bodyName = text(meta.name);
+    if (urlName !== undefined && bodyName !== '' && bodyName !== urlName) {
+      throw badRequestError(`the name of the object (${bodyName}) does not match the name on the URL (${urlName})`);
+    }
+    const name = urlName ?? bodyName;
+    if (name === '') throw invalidError(type.group, type.kind, '', [requiredField('metadata.name', 'name or generateName is required')]);
+    const table = this.table(type);
+    const existing = table.entries.get(namespace === '' ? name : `${namespace}/${name}`);
+    if (!existing) throw notFoundError(type, name);
+    const requested = text(meta.resourceVersion);
+    if (requested !== '') {
+      if (requested !== String(existing.rev)) throw conflictError(type, name);
+    } else if (!options.allowUnconditional && !type.allowUnconditionalUpdate) {
+      throw invalidError(type.group, type.kind, name, [
+        invalidField('metadata.resourceVersion', '0x0', 'must be specified for an update'),
+      ]);
+    }
+    const old = existing.obj;
+    const oldMeta = old.metadata;
+    const statusOnly = options.subresource === 'status';
+    const next: JsonObject = statusOnly ? { ...old, status: obj.status } : obj;
+    const specChanged = !statusOnly && JSON.stringify(next.spec) !== JSON.stringify(old.spec);
+    const oldGeneration = typeof oldMeta.generation === 'number' ? oldMeta.generation : undefined;
+    const generation =
+      oldGeneration === undefined ? (next.spec === undefined ? undefined : 1) : specChanged ? oldGeneration + 1 : oldGeneration;
+    const candidate = normalize(
+      type,
+      next,
+      buildMeta(statusOnly ? oldMeta : meta, {
+        name,
+        namespace: namespace === '' ? undefined : namespace,
+        selfLink: undefined,
+        uid: oldMeta.uid,
+        resourceVersion: String(existing.rev),
+        generation,
+        creationTimestamp: oldMeta.creationTimestamp,
+        deletionTimestamp: oldMeta.deletionTimestamp,
+        deletionGracePeriodSeconds: oldMeta.deletionGracePeriodSeconds,
+      }),
+    );
+    if (JSON.stringify(candidate) === existing.json()) return existing;
+    const rev = ++this.#rev;
+    candidate.metadata.resourceVersion = String(rev);
+    const entry = new StoredEntry(type, namespace, name, candidate, rev);
+    if (candidate.metadata.deletionTimestamp !== undefined && isEmpty(candidate.metadata.finalizers)) {
+      table.remove(existing.key);
+      this.#commit(table, 'DELETED', existing.withResourceVersion(rev), existing);
+      return entry;
+    }
+    table.put(entry);
+    this.#commit(table, 'MODIFIED', entry, existing);
+    return entry;
+  }
+
+  /**
+   * Patches an object (PATCH) with a merge, strategic-merge (as merge) or JSON patch, then stores it
+   * as {@link update} does (a `metadata.resourceVersion` in the result must still match).
+   * @throws 400 for a malformed patch, 422 for a failing JSON-patch operation, 404, 409.
+   */
+  patch(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    patchType: PatchType,
+    patch: unknown,
+    subresource?: string,
+  ): StoredEntry {
+    const existing = this.get(type, namespace, name);
+    let patched: unknown;
+    try {
+      const doc: unknown = JSON.parse(existing.typedJson());
+      patched = patchType === 'json' ? applyJsonPatch(doc, patch) : applyMergePatch(doc, patch);
+    } catch (err) {
+      if (!(err instanceof PatchError)) throw err;
+      if (err.httpStatus === 400) throw badRequestError(err.message);
+      throw statusError(makeStatus({ code: 422, reason: 'Invalid', message: err.message }));
+    }
+    if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) {
+      throw statusError(makeStatus({ code: 422, reason: 'Invalid', message: 'the patched object is not a JSON object' }));
+    }
+    return this.update(type, type.namespaced ? namespace : undefined, name, patched, {
+      allowUnconditional: true,
+      ...(subresource === undefined ? {} : { subresource }),
+    });
+  }
+
+  /**
+   * Deletes an object (DELETE). With finalizers it only gets a deletionTimestamp (a MODIFIED event)
+   * and `deleted` is false; otherwise it is removed (a DELETED event carrying the delete's revision)
+   * and `entry` is its last state. Preconditions that do not hold give 409 Conflict.
+   */
+  delete(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    preconditions: DeletePreconditions = {},
+  ): { entry: StoredEntry; deleted: boolean } {
+    const table = this.table(type);
+    const existing = this.get(type, namespace, name);
+    const meta = existing.obj.metadata;
+    if (preconditions.uid !== undefined && preconditions.uid !== meta.uid) {
+      throw conflictError(
+        type,
+        name,
+        `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${text(meta.uid)}`,
+      );
+    }
+    if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== String(existing.rev)) {
+      throw conflictError(
+        type,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${existing.rev}`,
+      );
+    }
+    if (!isEmpty(meta.finalizers)) {
+      if (meta.deletionTimestamp !== undefined) return { entry: existing, deleted: false };
+      const rev = ++this.#rev;
+      const obj: StoredObject = {
+        ...existing.obj,
+        metadata: buildMeta(meta, {
+          resourceVersion: String(rev),
+          deletionTimestamp: rfc3339(this.#clock.now()),
+          deletionGracePeriodSeconds: 0,
+        }),
+      };
+      const entry = new StoredEntry(type, existing.namespace, name, obj, rev);
+      table.put(entry);
+      this.#commit(table, 'MODIFIED', entry, existing);
+      return { entry, deleted: false };
+    }
+    const rev = ++this.#rev;
+    table.remove(existing.key);
+    this.#commit(table, 'DELETED', existing.withResourceVersion(rev), existing);
+    return { entry: existing, deleted: true };
+  }
+}
+
+function randomSuffix(): string {
+  let out = '';
+  for (let i = 0; i < 5; i++) out += NAME_ALPHABET[Math.floor(Math.random() * NAME_ALPHABET.length)];
+  return out;
+}
