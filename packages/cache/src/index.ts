@@ -3,5 +3,5 @@ export { newIndexer, newStore } from './cache.js';
 export type { ThreadSafeStoreOptions } from './threadSafeStore.js';
 export { ThreadSafeStore } from './threadSafeStore.js';
 export { indexFuncToKeyFuncAdapter, metaNamespaceIndexFunc, NAMESPACE_INDEX } from './namespaceIndex.js';
-export type { LabelSelectorInput, ListerOptions, NamespaceLister } from './lister.js';
+export type { LabelSelectorInput, ListerOptions, ListerSource, NamespaceLister } from './lister.js';
 export { Lister } from './lister.js';

@@ -34,13 +34,16 @@ export interface NamespaceLister<T extends KubeObject> {
   get(name: string): T | undefined;
 }
 
+/** The read-only part of an {@link Indexer} a {@link Lister} needs (an informer's read-only view has it). */
+export type ListerSource<T> = Pick<Indexer<T>, 'list' | 'getByKey' | 'byIndex' | 'getIndexers'>;
+
 /** State shared by a {@link Lister} and its namespace views. */
 class ListerCore<T extends KubeObject> {
   readonly selectors = new SelectorCache();
   #warnedNoNamespaceIndex = false;
 
   constructor(
-    readonly indexer: Indexer<T>,
+    readonly indexer: ListerSource<T>,
     readonly logger: Logger | undefined,
   ) {}
 
@@ -82,7 +85,7 @@ class ListerCore<T extends KubeObject> {
 export class Lister<T extends KubeObject> {
   readonly #core: ListerCore<T>;
 
-  constructor(indexer: Indexer<T>, options: ListerOptions = {}) {
+  constructor(indexer: ListerSource<T>, options: ListerOptions = {}) {
     this.#core = new ListerCore(indexer, options.logger);
   }
 

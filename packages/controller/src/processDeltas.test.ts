@@ -1,0 +1,139 @@
+import { newStore } from '@kinformer/cache';
+import { DeletedFinalStateUnknown } from '@kinformer/core';
+import type { Deltas } from '@kinformer/delta-fifo';
+import { processDeltas } from './processDeltas.js';
+import type { ResourceEventHandler } from './resourceEventHandler.js';
+import { filteringResourceEventHandler } from './resourceEventHandler.js';
+import { keyOf, pod } from './testSupport.test.helpers.js';
+import type { Pod } from './testSupport.test.helpers.js';
+
+type Event = [string, ...unknown[]];
+
+function recorder(log: Event[], extra: Partial<ResourceEventHandler<Pod>> = {}): ResourceEventHandler<Pod> {
+  return {
+    onAdd: (obj, initial) => void log.push(['add', keyOf(obj), obj.metadata?.resourceVersion, initial]),
+    onUpdate: (oldObj, newObj) => void log.push(['update', keyOf(newObj), oldObj.metadata?.resourceVersion, newObj.metadata?.resourceVersion]),
+    onDelete: (obj) =>
+      void log.push(['delete', obj instanceof DeletedFinalStateUnknown ? `tombstone:${obj.key}` : keyOf(obj)]),
+    ...extra,
+  };
+}
+
+describe('processDeltas', () => {
+  it('adds absent keys and updates present ones with the old object, whatever the delta type', () => {
+    const store = newStore<Pod>();
+    const log: Event[] = [];
+    const deltas: Deltas<Pod> = [
+      { type: 'Updated', object: pod('a', '1') }, // absent → add
+      { type: 'Added', object: pod('a', '2') }, // present → update(1 → 2)
+      { type: 'Sync', object: pod('a', '2') },
+      { type: 'Replaced', object: pod('b', '3') },
+    ];
+    expect(processDeltas(recorder(log), store, deltas, true)).toBeUndefined();
+    expect(log).toEqual([
+      ['add', 'default/a', '1', true],
+      ['update', 'default/a', '1', '2'],
+      ['update', 'default/a', '2', '2'],
+      ['add', 'default/b', '3', true],
+    ]);
+    expect(store.listKeys().sort()).toEqual(['default/a', 'default/b']);
+  });
+
+  // client-go TestDeletionHandlingObjectToName: a tombstone is keyed by its `key`, so the store deletes it.
+  it('deletes, calling onDelete even for a key the store does not hold, and accepts tombstones', () => {
+    const store = newStore<Pod>();
+    store.add(pod('a', '1'));
+    store.add(pod('b', '1'));
+    const log: Event[] = [];
+    void processDeltas(
+      recorder(log),
+      store,
+      [
+        { type: 'Deleted', object: pod('a', '2') },
+        { type: 'Deleted', object: new DeletedFinalStateUnknown('default/b', pod('b', '1')) },
+        { type: 'Deleted', object: pod('never-stored', '3') },
+      ],
+      false,
+    );
+    expect(log).toEqual([['delete', 'default/a'], ['delete', 'tombstone:default/b'], ['delete', 'default/never-stored']]);
+    expect(store.size()).toBe(0);
+  });
+
+  it('writes the store before calling the handler', () => {
+    const store = newStore<Pod>();
+    const seen: Array<string | undefined> = [];
+    const handler: ResourceEventHandler<Pod> = {
+      onAdd: (obj) => void seen.push(store.get(obj)?.metadata?.resourceVersion),
+      onUpdate: (_old, obj) => void seen.push(store.get(obj)?.metadata?.resourceVersion),
+      onDelete: (obj) => void seen.push(store.get(obj as Pod) === undefined ? 'gone' : 'still there'),
+    };
+    void processDeltas(handler, store, [
+      { type: 'Added', object: pod('a', '1') },
+      { type: 'Updated', object: pod('a', '2') },
+      { type: 'Deleted', object: pod('a', '2') },
+    ], false);
+    expect(seen).toEqual(['1', '2', 'gone']);
+  });
+
+  it('awaits an async handler before the next delta and returns a promise', async () => {
+    const store = newStore<Pod>();
+    const log: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const handler: ResourceEventHandler<Pod> = {
+      onAdd: async (obj) => {
+        log.push(`start ${keyOf(obj)}`);
+        if (obj.metadata?.name === 'a') await gate;
+        log.push(`end ${keyOf(obj)}`);
+      },
+    };
+    const result = processDeltas(handler, store, [
+      { type: 'Added', object: pod('a', '1') },
+      { type: 'Added', object: pod('b', '1') },
+    ], false);
+    expect(result).toBeInstanceOf(Promise);
+    await Promise.resolve();
+    expect(log).toEqual(['start default/a']);
+    expect(store.get(pod('b', '1'))).toBeUndefined(); // the second delta waits
+    release();
+    await result;
+    expect(log).toEqual(['start default/a', 'end default/a', 'start default/b', 'end default/b']);
+  });
+
+  it('stops at the first handler error and propagates it (sync and async)', async () => {
+    const store = newStore<Pod>();
+    const boom = new Error('boom');
+    const syncHandler: ResourceEventHandler<Pod> = { onAdd: () => { throw boom; } };
+    expect(() => processDeltas(syncHandler, store, [{ type: 'Added', object: pod('a', '1') }, { type: 'Added', object: pod('b', '1') }], false)).toThrow(boom);
+    expect(store.listKeys()).toEqual(['default/a']); // written before the handler, b never reached
+
+    const asyncHandler: ResourceEventHandler<Pod> = { onAdd: () => Promise.reject(boom) };
+    await expect(processDeltas(asyncHandler, newStore<Pod>(), [{ type: 'Added', object: pod('c', '1') }], false)).rejects.toBe(boom);
+  });
+});
+
+describe('filteringResourceEventHandler (client-go FilteringResourceEventHandler)', () => {
+  it('forwards adds/deletes that pass and turns updates into add/delete when the filter result changes', () => {
+    const log: Event[] = [];
+    const onNode1 = (obj: Pod | DeletedFinalStateUnknown<Pod>): boolean =>
+      !(obj instanceof DeletedFinalStateUnknown) && obj.spec?.nodeName === 'n1';
+    const handler = filteringResourceEventHandler(onNode1, recorder(log));
+    const on1 = (rv: string): Pod => pod('a', rv, 'default', { spec: { nodeName: 'n1' } });
+    const on2 = (rv: string): Pod => pod('a', rv, 'default', { spec: { nodeName: 'n2' } });
+    void handler.onAdd?.(on1('1'), true);
+    void handler.onAdd?.(on2('1'), true);
+    void handler.onUpdate?.(on1('1'), on1('2'));
+    void handler.onUpdate?.(on1('2'), on2('3'));
+    void handler.onUpdate?.(on2('3'), on1('4'));
+    void handler.onUpdate?.(on2('4'), on2('5'));
+    void handler.onDelete?.(on1('6'));
+    void handler.onDelete?.(new DeletedFinalStateUnknown('default/a', on1('6')));
+    expect(log).toEqual([
+      ['add', 'default/a', '1', true],
+      ['update', 'default/a', '1', '2'],
+      ['delete', 'default/a'],
+      ['add', 'default/a', '4', false],
+      ['delete', 'default/a'],
+    ]);
+  });
+});

@@ -1,0 +1,168 @@
+import { createLogger } from '@kinformer/core';
+import { ProcessorListener } from './processorListener.js';
+import type { Notification } from './processorListener.js';
+import { determineResyncPeriod, SharedProcessor } from './sharedProcessor.js';
+import { capturingLogger, pod, settle, waitFor } from './testSupport.test.helpers.js';
+import type { Pod } from './testSupport.test.helpers.js';
+
+const silent = createLogger({ level: 'silent' });
+
+function listener(onAdd: (name: string, initial: boolean) => void | Promise<void>, options: { resyncPeriodMs?: number; now?: number } = {}) {
+  let initialDone = 0;
+  const l = new ProcessorListener<Pod>(
+    { onAdd: (obj, initial) => onAdd(obj.metadata?.name ?? '', initial) },
+    {
+      name: 'test',
+      logger: silent,
+      counters: { dispatched: 0, errors: 0 },
+      requestedResyncPeriodMs: options.resyncPeriodMs ?? 0,
+      resyncPeriodMs: options.resyncPeriodMs ?? 0,
+      now: options.now ?? 0,
+      onInitialListProcessed: () => initialDone++,
+    },
+  );
+  return { l, initialDone: () => initialDone };
+}
+
+const add = (name: string, initial = false): Notification<Pod> => ({ type: 'add', obj: pod(name, '1'), isInInitialList: initial });
+
+describe('ProcessorListener', () => {
+  // client-go TestListenerResyncPeriodsDelayed (the processor starting late): what was queued before
+  // start is delivered, in order, once started.
+  it('buffers until started, then delivers in order on a later microtask', async () => {
+    const seen: string[] = [];
+    const { l } = listener((name) => void seen.push(name));
+    l.add(add('a'));
+    l.add(add('b'));
+    await settle();
+    expect(seen).toEqual([]);
+    l.start();
+    expect(seen).toEqual([]); // never inside the caller
+    await settle();
+    l.add(add('c'));
+    expect(seen).toEqual(['a', 'b']);
+    await settle();
+    expect(seen).toEqual(['a', 'b', 'c']);
+    expect(l.dispatched).toBe(3);
+  });
+
+  it('tracks initial-list adds until the handler processed them, and reports it once', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { l, initialDone } = listener((name) => (name === 'a' ? gate : undefined));
+    l.start();
+    l.add(add('a', true));
+    l.add(add('b', true));
+    l.add(add('c', false));
+    await settle();
+    expect(l.initialListProcessed()).toBe(false);
+    release();
+    await waitFor(() => l.dispatched === 3, 'all three');
+    expect(l.initialListProcessed()).toBe(true);
+    expect(initialDone()).toBe(1);
+  });
+
+  it('drops buffered notifications on stop and resolves once the call in progress settled', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const seen: string[] = [];
+    const { l } = listener(async (name) => {
+      seen.push(name);
+      await gate;
+    });
+    l.start();
+    l.add(add('a'));
+    l.add(add('b'));
+    await settle();
+    expect(l.bufferDepth).toBe(1);
+    let stopped = false;
+    void l.stop().then(() => (stopped = true));
+    expect(l.bufferDepth).toBe(0);
+    await settle();
+    expect(stopped).toBe(false);
+    release();
+    await waitFor(() => stopped, 'stop');
+    l.add(add('c'));
+    await settle();
+    expect(seen).toEqual(['a']);
+    expect(l.isStopped()).toBe(true);
+  });
+
+  it('lets the event loop run during a long run of synchronous handler calls', async () => {
+    let handled = 0;
+    const { l } = listener(() => void handled++);
+    l.start();
+    for (let i = 0; i < 5000; i++) l.add(add(`p${i}`));
+    let immediateRanAt = -1;
+    setImmediate(() => (immediateRanAt = handled));
+    await waitFor(() => handled === 5000, 'all notifications');
+    expect(immediateRanAt).toBeGreaterThan(0);
+    expect(immediateRanAt).toBeLessThan(5000);
+  });
+
+  it('logs a failure with the key and event, and counts it', async () => {
+    const { logger, lines } = capturingLogger('error');
+    const counters = { dispatched: 0, errors: 0 };
+    const l = new ProcessorListener<Pod>(
+      { onDelete: () => { throw new Error('nope'); } },
+      { name: 'h', logger, counters, requestedResyncPeriodMs: 0, resyncPeriodMs: 0, now: 0, onInitialListProcessed: () => undefined },
+    );
+    l.start();
+    l.add({ type: 'delete', obj: pod('a', '1', 'ns') });
+    await settle();
+    expect(counters).toEqual({ dispatched: 1, errors: 1 });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ msg: 'event handler failed', key: 'ns/a', event: 'delete', handler: 'h', err: { message: 'nope' } });
+  });
+});
+
+describe('SharedProcessor', () => {
+  // client-go TestListenerResyncPeriods, at the processor level: shouldResync marks exactly the due listeners.
+  it('marks only the listeners whose resync is due, and schedules their next one', () => {
+    const p = new SharedProcessor<Pod>();
+    const never = listener(() => undefined, { resyncPeriodMs: 0 }).l;
+    const two = listener(() => undefined, { resyncPeriodMs: 2000 }).l;
+    const three = listener(() => undefined, { resyncPeriodMs: 3000 }).l;
+    for (const l of [never, two, three]) p.addListener(l);
+    const flags = (): boolean[] => [never.syncing, two.syncing, three.syncing];
+    expect(flags()).toEqual([true, true, true]); // before the first check every listener counts as syncing
+    expect(p.shouldResync(1000)).toBe(false);
+    expect(flags()).toEqual([false, false, false]);
+    expect(p.shouldResync(2000)).toBe(true);
+    expect(flags()).toEqual([false, true, false]);
+    expect(p.shouldResync(3000)).toBe(true);
+    expect(flags()).toEqual([false, false, true]);
+    expect(p.shouldResync(4000)).toBe(true);
+    expect(flags()).toEqual([false, true, false]);
+    expect(p.shouldResync(6000)).toBe(true);
+    expect(flags()).toEqual([false, true, true]);
+  });
+
+  it('sends sync notifications only to syncing listeners, others to all', async () => {
+    const p = new SharedProcessor<Pod>();
+    const a: string[] = [];
+    const b: string[] = [];
+    const la = listener((name) => void a.push(name)).l;
+    const lb = listener((name) => void b.push(name)).l;
+    p.addListener(la);
+    p.addListener(lb);
+    p.run();
+    lb.syncing = false;
+    p.distribute(add('sync'), true);
+    p.distribute(add('real'), false);
+    await settle();
+    expect(a).toEqual(['sync', 'real']);
+    expect(b).toEqual(['real']);
+    await p.stop();
+    p.distribute(add('late'), false);
+    await settle();
+    expect(a).toEqual(['sync', 'real']);
+  });
+
+  it("determineResyncPeriod follows client-go's rules", () => {
+    expect(determineResyncPeriod(0, 1000)).toBe(0);
+    expect(determineResyncPeriod(5000, 0)).toBe(0);
+    expect(determineResyncPeriod(500, 1000)).toBe(1000);
+    expect(determineResyncPeriod(5000, 1000)).toBe(5000);
+  });
+});

@@ -1,0 +1,313 @@
+import { Lister, metaNamespaceIndexFunc, NAMESPACE_INDEX } from '@kinformer/cache';
+import { createListWatch } from '@kinformer/client-node';
+import type { QueueKind } from '@kinformer/controller';
+import { componentLogger, ErrorCodes, gvrString, KinformerError, realClock } from '@kinformer/core';
+import type { Clock, GroupVersionResource, KubeObject, Logger, ObjectMeta } from '@kinformer/core';
+import type { ExpectedType, ListerWatcher } from '@kinformer/reflector';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { SharedIndexInformer } from './sharedIndexInformer.js';
+import { typedInformerGroups } from './typedInformers.js';
+import type { TypedInformerGroups } from './typedInformers.js';
+import { awaitSync } from './waitForCacheSync.js';
+
+/** Label and field selectors, in the Kubernetes text grammar (`app=web,tier!=db`, `spec.nodeName=n1`). */
+export interface SelectorOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/**
+ * Selectors every informer of a factory uses (client-go's `WithTweakListOptions`). The object form is
+ * ANDed with the selectors a call passes; the function form receives them and returns the ones to use.
+ */
+export type TweakListOptions = SelectorOptions | ((options: SelectorOptions) => SelectorOptions);
+
+/** What a {@link ListerWatcherFactory} is asked to build. */
+export interface ListerWatcherRequest extends SelectorOptions {
+  /** `''` = all namespaces. */
+  namespace: string;
+  /** Serve `PartialObjectMetadata` objects instead of full ones. */
+  metadataOnly: boolean;
+}
+
+/**
+ * Builds the ListerWatcher of one informer. The default is `createListWatch(kubeConfig, …)` from
+ * `@kinformer/client-node`; tests pass one that returns `FakeListerWatcher`s.
+ */
+export type ListerWatcherFactory = (gvr: GroupVersionResource, request: ListerWatcherRequest) => ListerWatcher<KubeObject>;
+
+/** Options of {@link SharedInformerFactory}. */
+export interface SharedInformerFactoryOptions {
+  /** The namespace every informer watches, unless a call says otherwise. Default `''`: all namespaces. */
+  namespace?: string;
+  /** Default resync period of every informer, ms. Default 0: no resync. */
+  defaultResyncMs?: number;
+  /** Selectors for every informer (see {@link TweakListOptions}). */
+  tweakListOptions?: TweakListOptions;
+  /**
+   * Transform applied to every object of every informer before it is cached (e.g.
+   * `dropManagedFields`). Generic because it serves every resource type; see `TransformFunc`.
+   */
+  transform?: <T extends KubeObject>(obj: T) => T;
+  /** Queue kind of every informer (default `'RealFIFO'`). */
+  queue?: QueueKind;
+  /** Deep-freeze cached objects (default: development mode). */
+  freeze?: boolean;
+  /** Builds the ListerWatchers (default: `createListWatch` on the factory's KubeConfig). */
+  listerWatcherFactory?: ListerWatcherFactory;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** Per-call options of {@link SharedInformerFactory.forResource} and the typed accessors. */
+export interface ForResourceOptions extends SelectorOptions {
+  /** Watch this namespace instead of the factory's (`''` = all). */
+  namespace?: string;
+  /** Cache `PartialObjectMetadata` (metadata only) instead of full objects. */
+  metadataOnly?: boolean;
+}
+
+/** Per-call options of the typed accessors (`factory.core.v1.pods({ namespace })`). */
+export type ScopeOptions = Omit<ForResourceOptions, 'metadataOnly'>;
+
+/** A shared informer and a lister over its cache. */
+export interface InformerAndLister<T extends KubeObject> {
+  readonly informer: SharedIndexInformer<T>;
+  readonly lister: Lister<T>;
+}
+
+/** What a metadata-only informer caches: `kind: PartialObjectMetadata`, `apiVersion: meta.k8s.io/v1`. */
+export interface PartialObjectMetadata extends KubeObject {
+  metadata: ObjectMeta;
+}
+
+interface Entry {
+  readonly key: string;
+  readonly pair: InformerAndLister<KubeObject>;
+  started: boolean;
+}
+
+/**
+ * client-go's `SharedInformerFactory`: hands out one shared informer per resource (per namespace,
+ * selectors and metadata-only flag) to every caller, starts them together and waits for them.
+ *
+ * ```ts
+ * const factory = new SharedInformerFactory(kubeConfig, { defaultResyncMs: 0 });
+ * const { informer, lister } = factory.core.v1.pods();
+ * informer.on('add', (pod) => console.log(pod.metadata?.name));
+ * factory.start(signal);
+ * await factory.waitForCacheSync(signal);
+ * ```
+ *
+ * Every informer has the `namespace` index (as client-go's generated informers), so
+ * `lister.namespace(ns).list()` never scans the whole cache.
+ */
+export class SharedInformerFactory {
+  /** Typed accessors of the core group: `factory.core.v1.pods()`. */
+  readonly core: TypedInformerGroups['core'];
+  /** `factory.apps.v1.deployments()` … */
+  readonly apps: TypedInformerGroups['apps'];
+  /** `factory.batch.v1.jobs()` / `cronJobs()`. */
+  readonly batch: TypedInformerGroups['batch'];
+  /** `factory.networking.v1.ingresses()`. */
+  readonly networking: TypedInformerGroups['networking'];
+  /** `factory.discovery.v1.endpointSlices()`. */
+  readonly discovery: TypedInformerGroups['discovery'];
+  /** `factory.coordination.v1.leases()`. */
+  readonly coordination: TypedInformerGroups['coordination'];
+  /** `factory.rbac.v1.roles()` … */
+  readonly rbac: TypedInformerGroups['rbac'];
+
+  readonly #options: SharedInformerFactoryOptions;
+  readonly #listerWatcherFactory: ListerWatcherFactory;
+  readonly #namespace: string;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #entries = new Map<string, Entry>();
+  readonly #running = new Set<Promise<void>>();
+  readonly #shutdown = new AbortController();
+  #shuttingDown = false;
+
+  /**
+   * `kubeConfig` says which cluster and how to authenticate; it may be `undefined` only when
+   * `options.listerWatcherFactory` is given (then it is not used). Throws `ERR_INVALID_OPTION`
+   * otherwise, or for a negative `defaultResyncMs`.
+   */
+  constructor(kubeConfig: KubeConfig | undefined, options: SharedInformerFactoryOptions = {}) {
+    this.#options = options;
+    this.#namespace = options.namespace ?? '';
+    this.#clock = options.clock ?? realClock;
+    this.#logger = componentLogger(options.logger, { component: 'informer-factory' });
+    const resync = options.defaultResyncMs ?? 0;
+    if (!Number.isFinite(resync) || resync < 0) {
+      throw new KinformerError(ErrorCodes.INVALID_OPTION, `defaultResyncMs must be a finite number of ms ≥ 0, got ${resync}`);
+    }
+    if (options.listerWatcherFactory !== undefined) {
+      this.#listerWatcherFactory = options.listerWatcherFactory;
+    } else if (kubeConfig !== undefined) {
+      const logger = options.logger;
+      this.#listerWatcherFactory = (gvr, request) =>
+        createListWatch(
+          kubeConfig,
+          { ...(gvr.group === undefined ? {} : { group: gvr.group }), version: gvr.version, resource: gvr.resource, ...(request.namespace === '' ? {} : { namespace: request.namespace }) },
+          {
+            ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
+            ...(request.fieldSelector === undefined ? {} : { fieldSelector: request.fieldSelector }),
+            metadataOnly: request.metadataOnly,
+            ...(logger === undefined ? {} : { logger }),
+          },
+        );
+    } else {
+      throw new KinformerError(ErrorCodes.INVALID_OPTION, 'SharedInformerFactory needs a KubeConfig or a listerWatcherFactory');
+    }
+    const groups = typedInformerGroups((gvr, expectedType, scope) => this.#get(gvr, scope ?? {}, expectedType));
+    this.core = groups.core;
+    this.apps = groups.apps;
+    this.batch = groups.batch;
+    this.networking = groups.networking;
+    this.discovery = groups.discovery;
+    this.coordination = groups.coordination;
+    this.rbac = groups.rbac;
+  }
+
+  /**
+   * The shared informer (and a lister) of any resource, built-in or custom: the first call creates
+   * it, later calls with the same resource, namespace, selectors and `metadataOnly` return the same
+   * objects. With `{ metadataOnly: true }` the informer caches `PartialObjectMetadata` only.
+   * An informer created after `start` runs from the next `start` call.
+   */
+  forResource(gvr: GroupVersionResource, options: ForResourceOptions & { metadataOnly: true }): InformerAndLister<PartialObjectMetadata>;
+  forResource<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, options?: ForResourceOptions): InformerAndLister<T>;
+  forResource<T extends KubeObject>(gvr: GroupVersionResource, options: ForResourceOptions = {}): InformerAndLister<T> {
+    return this.#get<T>(gvr, options, undefined);
+  }
+
+  /**
+   * Starts every informer not started yet (each runs until `signal` aborts or {@link shutdown}).
+   * Non-blocking and safe to call again: call it after asking for more informers. Does nothing once
+   * `shutdown` was called.
+   */
+  start(signal: AbortSignal): void {
+    if (this.#shuttingDown) return;
+    const toStart: Entry[] = [];
+    for (const entry of this.#entries.values()) if (!entry.started) toStart.push(entry);
+    if (toStart.length === 0) return;
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort(signal.reason);
+    const onShutdown = (): void => stop.abort(this.#shutdown.signal.reason);
+    if (signal.aborted) stop.abort(signal.reason);
+    else signal.addEventListener('abort', onAbort, { once: true });
+    this.#shutdown.signal.addEventListener('abort', onShutdown, { once: true });
+    const runs = toStart.map((entry) => {
+      entry.started = true;
+      return entry.pair.informer.run(stop.signal).catch((err: unknown) => {
+        this.#logger.error({ err, informer: entry.key }, 'informer failed');
+      });
+    });
+    const all: Promise<void> = Promise.all(runs).then(() => {
+      signal.removeEventListener('abort', onAbort);
+      this.#shutdown.signal.removeEventListener('abort', onShutdown);
+      this.#running.delete(all);
+    });
+    this.#running.add(all);
+  }
+
+  /**
+   * Waits until every started informer has synced, and resolves with each one's `hasSynced()` by key
+   * (`pods.v1`, `deployments.v1.apps`, with `?namespace=…&labelSelector=…` when a call chose its own).
+   * When `signal` aborts first (or an informer stopped unsynced) it resolves with `false` for those
+   * that have not synced. Rejects with `ERR_CACHE_SYNC_FAILED` (`cause`: the `ERR_FORBIDDEN`,
+   * `ERR_UNAUTHORIZED`, `ERR_NOT_FOUND` or `ERR_BAD_REQUEST` error) when the server refuses an
+   * informer's list, instead of waiting forever.
+   */
+  async waitForCacheSync(signal: AbortSignal): Promise<Map<string, boolean>> {
+    const started: Entry[] = [];
+    for (const entry of this.#entries.values()) if (entry.started) started.push(entry);
+    await awaitSync(
+      started.map((e) => e.pair.informer.hasSynced),
+      { signal, clock: this.#clock },
+    );
+    const result = new Map<string, boolean>();
+    for (const entry of started) result.set(entry.key, entry.pair.informer.hasSynced());
+    return result;
+  }
+
+  /**
+   * Stops every informer and resolves once all of them have stopped (their `run` returned). Later
+   * `start` calls do nothing. Safe to call more than once.
+   */
+  async shutdown(): Promise<void> {
+    this.#shuttingDown = true;
+    this.#shutdown.abort();
+    while (this.#running.size > 0) await Promise.all([...this.#running]);
+  }
+
+  #get<T extends KubeObject>(gvr: GroupVersionResource, options: ForResourceOptions, expectedType: ExpectedType | undefined): InformerAndLister<T> {
+    if (typeof gvr.version !== 'string' || gvr.version === '' || typeof gvr.resource !== 'string' || gvr.resource === '') {
+      throw new KinformerError(ErrorCodes.INVALID_OPTION, 'forResource needs a version and a resource', { details: { ...gvr } });
+    }
+    const key = informerKey(gvr, options, this.#namespace);
+    const existing = this.#entries.get(key);
+    if (existing !== undefined) return existing.pair as unknown as InformerAndLister<T>;
+
+    const namespace = options.namespace ?? this.#namespace;
+    const selectors = this.#selectors(options);
+    const metadataOnly = options.metadataOnly === true;
+    const listerWatcher = this.#listerWatcherFactory(gvr, { namespace, metadataOnly, ...selectors }) as ListerWatcher<T>;
+    const o = this.#options;
+    const informer = new SharedIndexInformer<T>(listerWatcher, {
+      name: key,
+      indexers: { [NAMESPACE_INDEX]: metaNamespaceIndexFunc },
+      resyncPeriodMs: o.defaultResyncMs ?? 0,
+      clock: this.#clock,
+      ...(o.transform === undefined ? {} : { transform: o.transform }),
+      ...(o.queue === undefined ? {} : { queue: o.queue }),
+      ...(o.freeze === undefined ? {} : { freeze: o.freeze }),
+      ...(o.logger === undefined ? {} : { logger: o.logger }),
+      ...(expectedType === undefined || metadataOnly ? {} : { objectType: expectedType }),
+    });
+    // The informer's cache is only read through the lister.
+    const lister = new Lister<T>(informer.getIndexer(), o.logger === undefined ? {} : { logger: o.logger });
+    const pair: InformerAndLister<T> = { informer, lister };
+    this.#entries.set(key, { key, pair: pair as unknown as InformerAndLister<KubeObject>, started: false });
+    return pair;
+  }
+
+  #selectors(options: SelectorOptions): SelectorOptions {
+    const own: SelectorOptions = {
+      ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
+      ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),
+    };
+    const tweak = this.#options.tweakListOptions;
+    if (tweak === undefined) return own;
+    if (typeof tweak === 'function') return tweak(own);
+    const labelSelector = and(own.labelSelector, tweak.labelSelector);
+    const fieldSelector = and(own.fieldSelector, tweak.fieldSelector);
+    return {
+      ...(labelSelector === undefined ? {} : { labelSelector }),
+      ...(fieldSelector === undefined ? {} : { fieldSelector }),
+    };
+  }
+}
+
+/** Both selectors must match: the Kubernetes grammar ANDs comma-separated requirements. */
+function and(a: string | undefined, b: string | undefined): string | undefined {
+  if (!a) return b || undefined;
+  if (!b) return a;
+  return `${a},${b}`;
+}
+
+/**
+ * The key of an informer in a factory: `gvrString` (`pods.v1`), plus what the call chose itself as
+ * a query string: `pods.v1?namespace=kube-system&labelSelector=app%3Dweb&metadataOnly=true`.
+ */
+export function informerKey(gvr: GroupVersionResource, options: ForResourceOptions, factoryNamespace: string): string {
+  const query = new URLSearchParams();
+  if (options.namespace !== undefined && options.namespace !== factoryNamespace) query.set('namespace', options.namespace);
+  if (options.labelSelector) query.set('labelSelector', options.labelSelector);
+  if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
+  if (options.metadataOnly === true) query.set('metadataOnly', 'true');
+  const base = gvrString(gvr);
+  const q = query.toString();
+  return q === '' ? base : `${base}?${q}`;
+}
