@@ -39,3 +39,4 @@ export { ExponentialBackoff } from './backoff.js';
 export type { CreateLoggerOptions, Logger } from './logger.js';
 export { componentLogger, createLogger, getDefaultLogger, REDACT_PATHS } from './logger.js';
 export { deepFreeze, defaultFreezeObjects } from './freeze.js';
+export { RingBuffer } from './ringBuffer.js';

@@ -4,13 +4,13 @@ import {
   DeletedFinalStateUnknown,
   metaNamespaceKeyFunc,
   realClock,
+  RingBuffer,
 } from '@kinformer/core';
 import type { Clock, KeyFunc, Logger } from '@kinformer/core';
 import type { FIFOOptions, KeyListerGetter, TransformFunc } from './fifoOptions.js';
 import { closedError, isPromiseLike, keyOf, SLOW_DEPTH, SLOW_MS } from './internal.js';
 import type { Delta, Deltas, DeltaType, PopProcessFunc, Queue } from './queue.js';
 import { RequeueError } from './requeueError.js';
-import { RingBuffer } from './ringBuffer.js';
 import { Waiters } from './waiters.js';
 
 /** Options of {@link DeltaFIFO}. */

@@ -6,13 +6,13 @@ import {
   KinformerError,
   metaNamespaceKeyFunc,
   realClock,
+  RingBuffer,
 } from '@kinformer/core';
 import type { Clock, KeyFunc, Logger } from '@kinformer/core';
 import type { FIFOOptions, KeyListerGetter, TransformFunc } from './fifoOptions.js';
 import { closedError, isPromiseLike, keyOf, SLOW_DEPTH, SLOW_MS } from './internal.js';
 import type { Delta, Deltas, DeltaType, PopProcessFunc, Queue } from './queue.js';
 import { RequeueError } from './requeueError.js';
-import { RingBuffer } from './ringBuffer.js';
 import { Waiters } from './waiters.js';
 
 /** client-go's default (and our default) maximum batch size of {@link RealFIFO.popBatch}. */

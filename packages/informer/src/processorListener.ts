@@ -1,7 +1,6 @@
-import { deletionHandlingMetaNamespaceKeyFunc, ErrorCodes } from '@kinformer/core';
+import { deletionHandlingMetaNamespaceKeyFunc, ErrorCodes, RingBuffer } from '@kinformer/core';
 import type { DeletedFinalStateUnknown, Logger } from '@kinformer/core';
 import type { ResourceEventHandler } from '@kinformer/controller';
-import { RingBuffer } from './ringBuffer.js';
 
 /** One notification for a handler. Built once per event and shared (read-only) by every listener. */
 export type Notification<T> =

@@ -5,9 +5,9 @@ import {
   KinformerError,
   realClock,
   type Clock,
+  RingBuffer,
   type Logger,
 } from '@kinformer/core';
-import { FifoBuffer } from './fifoBuffer.js';
 import { createQueueMetrics, type MetricsProvider, type QueueMetrics } from './metrics.js';
 
 /** Options of {@link WorkQueue}. */
@@ -87,13 +87,13 @@ export class WorkQueue<K> {
   protected readonly metrics: QueueMetrics<K>;
 
   /** Order of the items to hand out. Each is in `dirty` and not in `processing`. */
-  private readonly queue = new FifoBuffer<K>();
+  private readonly queue = new RingBuffer<K>();
   /** Every item that needs processing (queued, or re-added while being processed). */
   private readonly dirty = new Set<K>();
   /** Every item handed out and not yet done. May also be dirty. */
   private readonly processing = new Set<K>();
   /** Consumers waiting in `get`. Only non-empty while `queue` is empty. */
-  private readonly waiters = new FifoBuffer<Waiter<K>>();
+  private readonly waiters = new RingBuffer<Waiter<K>>();
   private abortedWaiters = 0;
   /** Callers of `shutDownWithDrain` waiting for `processing` to empty. */
   private drainWaiters: (() => void)[] = [];
@@ -132,7 +132,7 @@ export class WorkQueue<K> {
 
   /** How many items wait to be handed out (not counting items being processed). Informational only. */
   len(): number {
-    return this.queue.length;
+    return this.queue.size;
   }
 
   /**
@@ -143,7 +143,7 @@ export class WorkQueue<K> {
    * `ERR_ABORTED` when it aborts before an item arrived.
    */
   get(options?: GetOptions): Promise<GetResult<K>> {
-    if (this.queue.length > 0) {
+    if (this.queue.size > 0) {
       const item = this.queue.shift() as K;
       this.startProcessing(item);
       return Promise.resolve({ item, shutdown: false });
@@ -160,7 +160,7 @@ export class WorkQueue<K> {
           this.abortedWaiters++;
           if (
             this.abortedWaiters >= COMPACT_ABORTED_WAITERS &&
-            this.abortedWaiters * 2 >= this.waiters.length
+            this.abortedWaiters * 2 >= this.waiters.size
           ) {
             this.waiters.removeWhere((w) => w.settled);
             this.abortedWaiters = 0;
@@ -228,7 +228,7 @@ export class WorkQueue<K> {
   protected onShutDown(): void {}
 
   private enqueue(item: K): void {
-    while (this.waiters.length > 0) {
+    while (this.waiters.size > 0) {
       const waiter = this.waiters.shift() as Waiter<K>;
       if (waiter.settled) {
         this.abortedWaiters--;
@@ -257,13 +257,13 @@ export class WorkQueue<K> {
     if (this.closing) return;
     this.closing = true;
     this.logger.debug(
-      { queued: this.queue.length, processing: this.processing.size, drain: this.drain },
+      { queued: this.queue.size, processing: this.processing.size, drain: this.drain },
       'work queue shutting down',
     );
     this.metrics.stop();
     this.onShutDown();
     // Waiters only exist while the queue is empty: each of them is told to stop.
-    while (this.waiters.length > 0) {
+    while (this.waiters.size > 0) {
       const waiter = this.waiters.shift() as Waiter<K>;
       if (waiter.settled) continue;
       this.settle(waiter);

@@ -56,4 +56,16 @@ describe('RingBuffer', () => {
       }),
     );
   });
+
+  it('clear drops everything and removeWhere keeps the order of the rest', () => {
+    const r = new RingBuffer<number>();
+    for (let i = 0; i < 40; i++) r.push(i);
+    r.removeWhere((n) => n % 3 !== 0);
+    expect(r.toArray()).toEqual([0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39]);
+    r.clear();
+    expect(r.size).toBe(0);
+    expect(r.shift()).toBeUndefined();
+    r.push(7);
+    expect(r.toArray()).toEqual([7]);
+  });
 });

@@ -1,7 +1,8 @@
 const MIN_CAPACITY = 16;
 
 /**
- * A growable double-ended queue on a power-of-two ring (internal to this package).
+ * A growable double-ended queue on a power-of-two ring: the buffer behind every kinformer queue
+ * (FIFOs, handler listeners, work queues).
  *
  * `push`, `pushFront`, `shift` and `at` are O(1) (amortised: the ring doubles when full and halves
  * when a quarter full), so a FIFO never pays `Array.prototype.shift`'s O(n) on a long queue.
@@ -61,6 +62,21 @@ export class RingBuffer<E> {
     const out = new Array<E>(this.count);
     for (let i = 0; i < this.count; i++) out[i] = this.buf[(this.head + i) & this.mask] as E;
     return out;
+  }
+
+  /** Drops every element. */
+  clear(): void {
+    this.buf = new Array<E | undefined>(MIN_CAPACITY);
+    this.mask = MIN_CAPACITY - 1;
+    this.head = 0;
+    this.count = 0;
+  }
+
+  /** Drops every element for which `remove` is true, keeping the order of the others. O(n). */
+  removeWhere(remove: (e: E) => boolean): void {
+    const kept = this.toArray().filter((e) => !remove(e));
+    this.clear();
+    for (const e of kept) this.push(e);
   }
 
   private resize(capacity: number): void {
