@@ -80,6 +80,9 @@ export async function openRequest(kc: KubeConfig, target: RequestTarget, signal:
     );
   }
   if (signal.aborted) throw abortError(signal);
+  // Verify the server certificate unless the kubeconfig says skipTLSVerify, whatever
+  // NODE_TLS_REJECT_UNAUTHORIZED says (client-node leaves it unset in that case).
+  if (base.https) options.rejectUnauthorized = kc.getCurrentCluster()?.skipTLSVerify !== true;
   options.protocol = base.https ? 'https:' : 'http:';
   options.hostname = base.hostname;
   if (base.port !== '') options.port = base.port;

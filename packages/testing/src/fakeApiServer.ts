@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import {
   componentLogger,
   ErrorCodes,
@@ -13,10 +15,11 @@ import {
   type ObjectMeta,
   type Status,
 } from '@kinformer/core';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { parseApiPath, verbOf, type ApiPath } from './apiPath.js';
 import { jsonClone } from './jsonClone.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
+import { fakeKubeConfig, type FakeKubeConfigOptions } from './fakeKubeConfig.js';
 import { FakeApiServerFaults, type FailureResponse, type RequestVerb } from './faults.js';
 import { serveList } from './listHandler.js';
 import {
@@ -37,8 +40,25 @@ import {
   type ResourceRef,
   type ResourceType,
 } from './resourceRegistry.js';
-import { badRequestError, makeStatus, methodNotAllowedError, unsupportedMediaTypeError } from './statusErrors.js';
+import {
+  clientIdentity,
+  httpsServerOptions,
+  resolveTls,
+  type ClientAuthMode,
+  type ClientIdentity,
+  type FakeApiServerTlsOptions,
+  type ResolvedTls,
+  type TlsClientError,
+} from './serverTls.js';
+import {
+  badRequestError,
+  makeStatus,
+  methodNotAllowedError,
+  unauthorizedError,
+  unsupportedMediaTypeError,
+} from './statusErrors.js';
 import type { StoredEntry } from './storedEntry.js';
+import { FAKE_API_SERVER_TLS } from './tlsFixtures.js';
 import { Watcher, type WatchHost, type WatchInjection, type WatchTiming } from './watchHandler.js';
 
 /**
@@ -76,6 +96,14 @@ export interface FakeApiServerOptions {
   logger?: Logger;
   /** Keep {@link FakeApiServer.requests} (default true). */
   recordRequests?: boolean;
+  /**
+   * Serve HTTPS instead of HTTP (default false): `url` becomes `https://127.0.0.1:<port>`, the
+   * server presents a certificate for `127.0.0.1`/`::1`/`localhost` signed by a test CA
+   * ({@link FAKE_API_SERVER_TLS}, committed fixtures: nothing is generated or downloaded), and
+   * {@link FakeApiServer.kubeConfig} carries that CA. `{ clientAuth }` also asks for client
+   * certificates (see {@link ClientAuthMode}).
+   */
+  tls?: boolean | FakeApiServerTlsOptions;
 }
 
 /** Options of the waiting helpers. */
@@ -108,8 +136,8 @@ function isPrettyAgent(userAgent: string | undefined): boolean {
 }
 
 /**
- * An in-memory Kubernetes API server over real HTTP on 127.0.0.1, for tests, demos and
- * benchmarks. It speaks the LIST/WATCH wire protocol of kube-apiserver 1.34+ faithfully (see
+ * An in-memory Kubernetes API server over real HTTP (or HTTPS, with the `tls` option) on 127.0.0.1,
+ * for tests, demos and benchmarks. It speaks the LIST/WATCH wire protocol of kube-apiserver 1.34+ faithfully (see
  * `apiserver-protocol.md`): one global resourceVersion, consistent/any/exact/not-older-than lists
  * with pagination and continue tokens, watches with history replay, bookmarks, watch-lists and
  * selector transitions, the real Status errors — plus CRUD, minimal discovery, metadata-only
@@ -118,15 +146,25 @@ function isPrettyAgent(userAgent: string | undefined): boolean {
  * Every server must be closed (`await server.close()`); a closed server holds no handles.
  */
 export class FakeApiServer implements WatchHost {
-  /** `http://127.0.0.1:<port>`. */
+  /** `http://127.0.0.1:<port>`, or `https://127.0.0.1:<port>` with the `tls` option. */
   readonly url: string;
+  /** With `tls`: the PEM of the CA that signed the server (and client) certificate; else undefined. */
+  readonly ca: string | undefined;
+  /** With `tls`: a PEM client certificate signed by {@link ca} (CN `kinformer-fake-admin`, O `system:masters`). */
+  readonly clientCert: string | undefined;
+  /** With `tls`: the PEM (PKCS#8) private key of {@link clientCert}. Test-only. */
+  readonly clientKey: string | undefined;
+  /** With `tls`: whether client certificates are asked for; undefined for plain HTTP. */
+  readonly clientAuth: ClientAuthMode | undefined;
   /** Fault injection. */
   readonly faults: FakeApiServerFaults;
   /** @internal */
   readonly store: ObjectStore;
   /** @internal */
   readonly timing: WatchTiming;
-  readonly #http: Server;
+  readonly #http: Server | HttpsServer;
+  readonly #identities = new WeakMap<TLSSocket, ClientIdentity>();
+  readonly #tlsClientErrors: TlsClientError[] = [];
   readonly #registry: ResourceRegistry;
   readonly #watchers = new Set<Watcher>();
   readonly #requests: RequestRecord[] = [];
@@ -136,9 +174,19 @@ export class FakeApiServer implements WatchHost {
   readonly #logger: Logger;
   #closing: Promise<void> | undefined;
 
-  private constructor(http: Server, url: string, registry: ResourceRegistry, options: FakeApiServerOptions) {
+  private constructor(
+    http: Server | HttpsServer,
+    url: string,
+    tls: ResolvedTls | undefined,
+    registry: ResourceRegistry,
+    options: FakeApiServerOptions,
+  ) {
     this.#http = http;
     this.url = url;
+    this.ca = tls && FAKE_API_SERVER_TLS.ca;
+    this.clientCert = tls && FAKE_API_SERVER_TLS.clientCert;
+    this.clientKey = tls && FAKE_API_SERVER_TLS.clientKey;
+    this.clientAuth = tls?.clientAuth;
     this.#registry = registry;
     this.#clock = options.clock ?? realClock;
     this.#record = options.recordRequests ?? true;
@@ -163,12 +211,16 @@ export class FakeApiServer implements WatchHost {
     });
   }
 
-  /** Starts a server on 127.0.0.1 (an ephemeral port unless `port` is given). */
+  /**
+   * Starts a server on 127.0.0.1 (an ephemeral port unless `port` is given), over HTTPS with `tls`.
+   * @throws KinformerError `ERR_INVALID_OPTION` for an unknown `tls.clientAuth`.
+   */
   static async start(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
+    const tls = resolveTls(options.tls);
     const registry = new ResourceRegistry();
     if (options.registerDefaults ?? true) for (const d of DEFAULT_RESOURCES) registry.register(d);
     for (const d of options.resources ?? []) registry.register(d);
-    const http = createServer({ keepAliveTimeout: 5_000 });
+    const http = tls ? createHttpsServer(httpsServerOptions(tls)) : createServer({ keepAliveTimeout: 5_000 });
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
       http.listen(options.port ?? 0, '127.0.0.1', () => {
@@ -177,8 +229,9 @@ export class FakeApiServer implements WatchHost {
       });
     });
     const { port } = http.address() as AddressInfo;
-    const server = new FakeApiServer(http, `http://127.0.0.1:${port}`, registry, options);
+    const server = new FakeApiServer(http, `${tls ? 'https' : 'http'}://127.0.0.1:${port}`, tls, registry, options);
     http.on('request', (req: IncomingMessage, res: ServerResponse) => server.#onRequest(req, res));
+    if (tls) http.on('tlsClientError', (err: NodeJS.ErrnoException, socket: TLSSocket) => server.#onTlsClientError(err, socket));
     return server;
   }
 
@@ -207,18 +260,17 @@ export class FakeApiServer implements WatchHost {
     return String(this.store.bump(n));
   }
 
-  /** A `KubeConfig` for this server (token auth with a dummy token; context namespace `default`). */
-  kubeConfig(options: { namespace?: string } = {}): KubeConfig {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'kinformer-fake', server: this.url, skipTLSVerify: true }],
-      users: [{ name: 'kinformer-fake', token: 'kinformer-fake-token' }],
-      contexts: [
-        { name: 'kinformer-fake', cluster: 'kinformer-fake', user: 'kinformer-fake', namespace: options.namespace ?? 'default' },
-      ],
-      currentContext: 'kinformer-fake',
-    });
-    return kc;
+  /**
+   * A fresh `KubeConfig` for this server: cluster, user and context `kinformer-fake`, context
+   * namespace `default`, bearer token `kinformer-fake-token` (any token works). Over HTTPS the
+   * cluster carries the server's CA (`certificate-authority-data`) and TLS verification is on;
+   * options give one with the client certificate instead of the token (`clientCert: true`), without
+   * the CA or with another one (`caData: false` / a PEM: verification must fail), with
+   * `skipTLSVerify` or a `tlsServerName`. Plain-HTTP servers get `insecure-skip-tls-verify: true`,
+   * which client-node requires for `http:` URLs.
+   */
+  kubeConfig(options: FakeKubeConfigOptions = {}): KubeConfig {
+    return fakeKubeConfig(this.url, options);
   }
 
   // ---------------------------------------------------------------- observability
@@ -231,6 +283,15 @@ export class FakeApiServer implements WatchHost {
   /** Forgets the recorded requests. */
   clearRequests(): void {
     this.#requests.length = 0;
+  }
+
+  /**
+   * With `tls`: the handshakes that failed, oldest first (a live view): a client that did not
+   * trust the server's certificate, or (with `clientAuth: 'require'`) presented no valid client
+   * certificate. Such clients never reach HTTP, so they are not in {@link requests}.
+   */
+  get tlsClientErrors(): readonly TlsClientError[] {
+    return this.#tlsClientErrors;
   }
 
   /** How many watch streams are open (optionally of one resource type). */
@@ -421,6 +482,27 @@ export class FakeApiServer implements WatchHost {
     this.#handle(req, res).catch((err: unknown) => this.#sendError(req, res, err));
   }
 
+  #onTlsClientError(err: NodeJS.ErrnoException, socket: TLSSocket): void {
+    // Set when node refused the client's certificate (the error itself is then a bare ECONNRESET).
+    // node's typings say Error; at run time it is the verify code, a string.
+    const raw: unknown = socket.authorizationError;
+    const authorizationError = typeof raw === 'string' ? raw : raw instanceof Error ? raw.message : undefined;
+    this.#tlsClientErrors.push({ code: err.code, message: err.message, authorizationError });
+    this.#logger.debug({ code: err.code, authorizationError, reason: err.message }, 'TLS handshake failed');
+  }
+
+  /** The identity of the client certificate on this request's connection (computed once per connection). */
+  #identify(req: IncomingMessage): ClientIdentity | undefined {
+    if (this.clientAuth === undefined || this.clientAuth === 'none') return undefined;
+    const socket = req.socket as TLSSocket;
+    let identity = this.#identities.get(socket);
+    if (identity === undefined) {
+      identity = clientIdentity(socket);
+      this.#identities.set(socket, identity);
+    }
+    return identity;
+  }
+
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const params = url.searchParams;
@@ -430,6 +512,7 @@ export class FakeApiServer implements WatchHost {
     let verb: RequestVerb | undefined;
     if (path.kind === 'discovery') verb = method === 'GET' ? 'discovery' : undefined;
     else if (path.kind === 'resource') verb = verbOf(method, path, watchParam);
+    const identity = this.#identify(req);
     if (this.#record) {
       const resourcePath = path.kind === 'resource' ? path : undefined;
       this.#requests.push(
@@ -448,12 +531,16 @@ export class FakeApiServer implements WatchHost {
             accept: req.headers.accept,
             contentType: req.headers['content-type'],
             receivedAt: this.#clock.now(),
+            user: identity?.user,
           },
           res,
         ),
       );
     }
     this.#logger.debug({ method, path: url.pathname, verb }, 'request');
+    // kube-apiserver's x509 authenticator rejects a certificate that does not verify; the request
+    // is still authenticated by any other authenticator (here: any bearer token), else 401.
+    if (identity?.invalidCertificate === true && req.headers.authorization === undefined) throw unauthorizedError();
     if (path.kind === 'unknown') {
       this.#sendPlain(res, 404, '404 page not found\n');
       return;

@@ -6,6 +6,11 @@ export type {
   WaitOptions,
 } from './fakeApiServer.js';
 export { FakeApiServer } from './fakeApiServer.js';
+export type { FakeKubeConfigOptions } from './fakeKubeConfig.js';
+export { FAKE_TOKEN } from './fakeKubeConfig.js';
+export type { ClientAuthMode, FakeApiServerTlsOptions, TlsClientError } from './serverTls.js';
+export type { TlsFixtureSet } from './tlsFixtures.js';
+export { FAKE_API_SERVER_TLS, UNTRUSTED_TLS } from './tlsFixtures.js';
 export type {
   FailNextOptions,
   FailureHandle,

@@ -25,6 +25,12 @@ export interface RecordedRequest {
   readonly contentType: string | undefined;
   /** When it arrived, on the server's clock (ms). */
   readonly receivedAt: number;
+  /**
+   * The CN of the client certificate that authenticated the request (HTTPS servers with
+   * `tls.clientAuth` `'request'` or `'require'`, a certificate signed by the server's CA); else
+   * undefined (plain HTTP, bearer token, no or unverified certificate).
+   */
+  readonly user: string | undefined;
   /** The response status once the headers were sent (200 for a watch stream as soon as it opens). */
   readonly status: number | undefined;
 }
@@ -44,6 +50,7 @@ export class RequestRecord implements RecordedRequest {
   readonly accept: string | undefined;
   readonly contentType: string | undefined;
   readonly receivedAt: number;
+  readonly user: string | undefined;
   readonly #res: ServerResponse;
 
   constructor(fields: Omit<RecordedRequest, 'status'>, res: ServerResponse) {
@@ -60,6 +67,7 @@ export class RequestRecord implements RecordedRequest {
     this.accept = fields.accept;
     this.contentType = fields.contentType;
     this.receivedAt = fields.receivedAt;
+    this.user = fields.user;
     this.#res = res;
   }
 
