@@ -47,7 +47,7 @@ async function timeAsync(fn: () => Promise<void>): Promise<number> {
   return performance.now() - t;
 }
 
-const byNode = (p: BenchPod): string[] => [String(p.spec.nodeName ?? '')];
+const byNode = (p: BenchPod): string[] => [typeof p.spec.nodeName === 'string' ? p.spec.nodeName : ''];
 
 function indexer(): Indexer<BenchPod> {
   return newIndexer<BenchPod>(undefined, { [NAMESPACE_INDEX]: metaNamespaceIndexFunc, node: byNode }, { freeze: false });

@@ -1,0 +1,168 @@
+import { FakeApiServer } from '@kinformer/testing';
+import { JITTER_FACTOR } from 'kinformer';
+import type { V1Lease } from '@kubernetes/client-node';
+import { PodChurn } from './podChurn.js';
+import type { ReconcileRecord } from './podsPerNodeController.js';
+import { CONTROLLER_NAME } from './podsPerNodeController.js';
+import { Replica } from './replica.js';
+import { NS, preciseClock, waitFor, waitForConvergence } from './testSupport.test.helpers.js';
+
+// Real time, short durations: the record's leaseDurationSeconds is whole seconds, so 2000 ms.
+const LEASE_MS = 2000;
+const RENEW_MS = 1500;
+const RETRY_MS = 250;
+/** The longest acquire wait: retry × (1 + jitter). */
+const MAX_RETRY_WAIT_MS = RETRY_MS * (1 + JITTER_FACTOR);
+
+interface Interval extends ReconcileRecord {
+  replica: string;
+}
+
+let server: FakeApiServer;
+let replicas: Replica[] = [];
+let churnTimer: NodeJS.Timeout | undefined;
+
+beforeEach(async () => {
+  server = await FakeApiServer.start({ recordRequests: false });
+});
+
+afterEach(async () => {
+  clearInterval(churnTimer);
+  await Promise.all(replicas.map((r) => r.stop()));
+  replicas = [];
+  await server.close();
+});
+
+function startReplicas(intervals: Interval[]): [Replica, Replica] {
+  for (const identity of ['replica-a', 'replica-b']) {
+    replicas.push(
+      new Replica({
+        kubeConfig: server.kubeConfig(),
+        identity,
+        namespace: NS,
+        leaseDurationMs: LEASE_MS,
+        renewDeadlineMs: RENEW_MS,
+        retryPeriodMs: RETRY_MS,
+        clock: preciseClock,
+        controller: {
+          workers: 3,
+          clock: preciseClock,
+          hooks: { afterReconcile: (record) => intervals.push({ ...record, replica: identity }) },
+        },
+      }),
+    );
+  }
+  for (const r of replicas) r.start();
+  return [replicas[0]!, replicas[1]!];
+}
+
+function overlaps(
+  a: { startedAt: number; endedAt: number },
+  b: { startedAt: number; endedAt: number },
+): boolean {
+  return a.startedAt < b.endedAt && b.startedAt < a.endedAt;
+}
+
+describe('two replicas on one Lease', () => {
+  it('one leads; when it crashes the other takes over within the lease duration, and no key is ever reconciled by both at once', async () => {
+    const churn = new PodChurn(server, { nodes: 6 });
+    churn.seed(60);
+    const intervals: Interval[] = [];
+    const both = startReplicas(intervals);
+
+    // Exactly one leads and reconciles.
+    await waitFor(() => both.some((r) => r.isLeading()), 'a leader', 8000);
+    const leader = both.find((r) => r.isLeading())!;
+    const follower = both.find((r) => r !== leader)!;
+    churnTimer = setInterval(() => churn.step(3), 50);
+    await waitFor(() => intervals.length >= 20, 'the leader to reconcile');
+    await waitFor(() => follower.elector.getLeader() === leader.identity, 'the follower to see the leader');
+    expect(leader.elector.isLeader()).toBe(true);
+    expect(follower.elector.isLeader()).toBe(false);
+    expect(follower.isLeading()).toBe(false);
+    expect(follower.terms).toEqual([]);
+    expect(intervals.every((i) => i.replica === leader.identity)).toBe(true);
+    expect(server.get<V1Lease>('leases.coordination.k8s.io', CONTROLLER_NAME, NS).spec?.holderIdentity).toBe(
+      leader.identity,
+    );
+
+    // Crash the leader: no release, its Lease just stops being renewed.
+    const killedAt = preciseClock.now();
+    await leader.kill();
+    expect(leader.isLeading()).toBe(false);
+    expect(server.get<V1Lease>('leases.coordination.k8s.io', CONTROLLER_NAME, NS).spec?.holderIdentity).toBe(
+      leader.identity,
+    );
+
+    // The follower waits out the lease, then takes over (bounded: lease + two jittered retries + slack for a loaded machine).
+    await waitFor(
+      () => follower.isLeading(),
+      'the follower to take over',
+      LEASE_MS + 2 * MAX_RETRY_WAIT_MS + 3000,
+    );
+    const takeoverMs = follower.terms[0]!.startedAt - killedAt;
+    expect(takeoverMs).toBeGreaterThanOrEqual(LEASE_MS - RETRY_MS - 100); // it respected the lease the leader last renewed
+    expect(takeoverMs).toBeLessThanOrEqual(LEASE_MS + 2 * MAX_RETRY_WAIT_MS + 1500);
+    await waitFor(
+      () => intervals.some((i) => i.replica === follower.identity),
+      'the new leader to reconcile',
+    );
+
+    // It carries on: churn, then convergence.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    clearInterval(churnTimer);
+    await waitForConvergence(server);
+    await follower.stop();
+
+    // Leadership terms never overlap: the old leader's controller stopped before the new one started.
+    const oldTerm = leader.terms[0]!;
+    const newTerm = follower.terms[0]!;
+    expect(leader.terms).toHaveLength(1);
+    expect(follower.terms).toHaveLength(1);
+    expect(oldTerm.stoppedAt).toBeDefined();
+    expect(newTerm.stoppedAt).toBeDefined();
+    expect(oldTerm.stoppedAt!).toBeLessThan(newTerm.startedAt);
+
+    // Every reconcile ran inside its replica's term …
+    const a = intervals.filter((i) => i.replica === leader.identity);
+    const b = intervals.filter((i) => i.replica === follower.identity);
+    expect(a.length).toBeGreaterThan(0);
+    expect(b.length).toBeGreaterThan(0);
+    for (const i of a) expect(i.startedAt >= oldTerm.startedAt && i.endedAt <= oldTerm.stoppedAt!).toBe(true);
+    for (const i of b) expect(i.startedAt >= newTerm.startedAt && i.endedAt <= newTerm.stoppedAt!).toBe(true);
+    // … and no key was reconciled by both replicas at the same time.
+    const clashes = a.flatMap((x) =>
+      b
+        .filter((y) => y.node === x.node && overlaps(x, y))
+        .map((y) => `${x.node}: ${x.startedAt}–${x.endedAt} / ${y.startedAt}–${y.endedAt}`),
+    );
+    expect(clashes).toEqual([]);
+    expect(new Set(b.map((i) => i.node)).size).toBeGreaterThan(1);
+  });
+
+  it('a graceful stop releases the Lease, so the other replica takes over at its next retry instead of after the lease duration', async () => {
+    new PodChurn(server, { nodes: 3 }).seed(20);
+    const intervals: Interval[] = [];
+    const both = startReplicas(intervals);
+    await waitFor(() => both.some((r) => r.isLeading()), 'a leader', 8000);
+    const leader = both.find((r) => r.isLeading())!;
+    const follower = both.find((r) => r !== leader)!;
+    await waitForConvergence(server);
+    await waitFor(() => follower.elector.getLeader() === leader.identity, 'the follower to see the leader');
+
+    const stoppedAt = preciseClock.now();
+    await leader.stop();
+    expect(server.get<V1Lease>('leases.coordination.k8s.io', CONTROLLER_NAME, NS).spec?.holderIdentity).toBe(
+      '',
+    );
+    await waitFor(() => follower.isLeading(), 'the follower to take over', 2 * MAX_RETRY_WAIT_MS + 3000);
+    expect(follower.terms[0]!.startedAt - stoppedAt).toBeLessThan(LEASE_MS);
+    expect(leader.terms[0]!.stoppedAt!).toBeLessThan(follower.terms[0]!.startedAt);
+
+    server.create('pods', {
+      metadata: { name: 'late', namespace: 'default' },
+      spec: { nodeName: 'node-0', containers: [] },
+    });
+    await waitForConvergence(server);
+  });
+});
