@@ -9,10 +9,11 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { clientNode } from './contenders/clientNode.js';
 import { floor } from './contenders/floor.js';
+import { floorHttp } from './contenders/floorHttp.js';
 import { kinformer } from './contenders/kinformer.js';
 import type { ContenderFactory } from './contenders/types.js';
 
-const contenders: Record<string, ContenderFactory> = { floor, 'client-node': clientNode, kinformer };
+const contenders: Record<string, ContenderFactory> = { floor, 'floor-http': floorHttp, 'client-node': clientNode, kinformer };
 
 export interface ContenderResult {
   name: string;

@@ -21,7 +21,7 @@ function opt(name: string, dflt: string): string {
 const rounds = Number(opt('rounds', '3'));
 const sizes = opt('sizes', '10000,50000').split(',').map(Number);
 const events = Number(opt('events', '100000'));
-const names = opt('only', 'floor,client-node,kinformer').split(',');
+const names = opt('only', 'floor,floor-http,client-node,kinformer').split(',');
 
 async function startServer(): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(path.join(here, 'server.js'), [], { execArgv: ['--max-old-space-size=8192'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
