@@ -195,7 +195,7 @@ async function settle(server: FakeApiServer, informer: SharedIndexInformer<V1Pod
   const deadline = Date.now() + 15_000;
   for (;;) {
     mismatches.length = 0;
-    const want = new Map(server.list<V1Pod>('pods').map((p) => [`${p.metadata!.namespace}/${p.metadata!.name}`, p.metadata!.resourceVersion]));
+    const want = new Map(server.list<V1Pod>('pods').map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p.metadata.resourceVersion]));
     const store = informer.getStore();
     for (const [key, rv] of want) {
       const got = store.getByKey(key)?.metadata?.resourceVersion;
