@@ -10,10 +10,18 @@ import { Worker } from 'node:worker_threads';
 import { clientNode } from './contenders/clientNode.js';
 import { floor } from './contenders/floor.js';
 import { floorHttp } from './contenders/floorHttp.js';
-import { kinformer } from './contenders/kinformer.js';
+import { kinformer, kinformerMetadata, kinformerSelector, kinformerTransform } from './contenders/kinformer.js';
 import type { ContenderFactory } from './contenders/types.js';
 
-const contenders: Record<string, ContenderFactory> = { floor, 'floor-http': floorHttp, 'client-node': clientNode, kinformer };
+const contenders: Record<string, ContenderFactory> = {
+  floor,
+  'floor-http': floorHttp,
+  'client-node': clientNode,
+  kinformer,
+  'kinformer (dropManagedFields)': kinformerTransform,
+  'kinformer (metadata-only)': kinformerMetadata,
+  'kinformer (tier=frontend selector)': kinformerSelector,
+};
 
 export interface ContenderResult {
   name: string;
@@ -50,7 +58,8 @@ async function main(): Promise<void> {
 
   const t0 = performance.now();
   await c.start();
-  while (c.size() < pods) await new Promise((r) => setImmediate(r));
+  const expected = c.expectedSize?.(pods) ?? pods;
+  while (c.size() < expected) await new Promise((r) => setImmediate(r));
   const syncMs = performance.now() - t0;
   await new Promise((r) => setTimeout(r, 50));
   gc();

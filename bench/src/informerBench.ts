@@ -22,6 +22,9 @@ const rounds = Number(opt('rounds', '3'));
 const sizes = opt('sizes', '10000,50000').split(',').map(Number);
 const events = Number(opt('events', '100000'));
 const names = opt('only', 'floor,floor-http,client-node,kinformer').split(',');
+/** Memory levers, measured at the largest size (sync, heap and relist; no watch burst). */
+const LEVERS = ['kinformer (dropManagedFields)', 'kinformer (metadata-only)', 'kinformer (tier=frontend selector)'];
+const levers = !args.includes('--no-levers') && names.includes('kinformer');
 
 async function startServer(): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(path.join(here, 'server.js'), [], { execArgv: ['--max-old-space-size=8192'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -59,11 +62,13 @@ async function main(): Promise<void> {
       const results = new Map<string, ContenderResult[]>();
       for (let r = 0; r < rounds; r++) {
         // Rotate the order each round so no contender always runs first.
-        const order = names.map((_, i) => names[(i + r) % names.length]!);
+        const here = levers && pods === Math.max(...sizes) ? [...names, ...LEVERS] : names;
+        const order = here.map((_, i) => here[(i + r) % here.length]!);
         for (const name of order) {
+          const contenderEvents = LEVERS.includes(name) ? 0 : evs;
           await post(`${url}/_bench/reset?pods=${pods}`);
-          if (evs) await post(`${url}/_bench/prepare?events=${evs}`);
-          const res = await runContender(name, url, pods, evs);
+          if (contenderEvents) await post(`${url}/_bench/prepare?events=${contenderEvents}`);
+          const res = await runContender(name, url, pods, contenderEvents);
           process.stderr.write(`  ${name} pods=${pods} round=${r + 1}: sync ${res.syncMs.toFixed(0)} ms, heap ${res.heapAfterSyncMB.toFixed(1)} MB, ${res.eventsPerSec.toFixed(0)} ev/s, relist peak RSS ${res.peakRssDuringRelistMB.toFixed(0)} MB\n`);
           results.set(name, [...(results.get(name) ?? []), res]);
         }
@@ -75,7 +80,7 @@ async function main(): Promise<void> {
           syncMs: median(rs.map((x) => x.syncMs)),
           heapAfterSyncMB: median(rs.map((x) => x.heapAfterSyncMB)),
           rssAfterSyncMB: median(rs.map((x) => x.rssAfterSyncMB)),
-          eventsPerSec: evs ? median(rs.map((x) => x.eventsPerSec)) : undefined,
+          eventsPerSec: evs && !LEVERS.includes(name) ? median(rs.map((x) => x.eventsPerSec)) : undefined,
           peakRssDuringRelistMB: median(rs.map((x) => x.peakRssDuringRelistMB)),
         });
       }

@@ -13,6 +13,7 @@ import { makePod } from './pods.js';
 
 let rvs: number[] = [];
 let json: Array<string | undefined> = [];
+let metaJson: Array<string | undefined> = [];
 let rev = 0;
 let burst: Buffer[] = [];
 let burstUpdates: Array<[number, number]> = [];
@@ -28,9 +29,28 @@ function podJson(i: number): string {
   return s;
 }
 
+/** The pod as PartialObjectMetadata (what `Accept: …;as=PartialObjectMetadataList` asks for). */
+function podMetaJson(i: number): string {
+  let s = metaJson[i];
+  if (s === undefined) {
+    s = JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: makePod(i, rvs[i] ?? 0).metadata });
+    metaJson[i] = s;
+  }
+  return s;
+}
+
+/** The only label selector the bench server understands: `tier=frontend|backend` (pod i is frontend iff i % 3 == 0). */
+function selected(i: number, selector: string | null): boolean {
+  if (!selector) return true;
+  if (selector === 'tier=frontend') return i % 3 === 0;
+  if (selector === 'tier=backend') return i % 3 !== 0;
+  throw new Error(`bench server: unsupported selector ${selector}`);
+}
+
 function reset(n: number): void {
   rvs = Array.from({ length: n }, (_, i) => i + 1);
   json = new Array<string | undefined>(n);
+  metaJson = new Array<string | undefined>(n);
   for (let i = 0; i < n; i++) podJson(i);
   rev = n;
   burst = [];
@@ -88,6 +108,7 @@ async function sendBurst(): Promise<void> {
   for (const [i, rv] of burstUpdates) {
     rvs[i] = rv;
     json[i] = undefined;
+    metaJson[i] = undefined;
   }
   if (burstUpdates.length) rev = burstUpdates[burstUpdates.length - 1]![1];
   burst = [];
@@ -100,7 +121,7 @@ function expireWatches(): void {
   watchers.clear();
 }
 
-async function list(req: URL, res: http.ServerResponse): Promise<void> {
+async function list(req: URL, res: http.ServerResponse, metadataOnly: boolean): Promise<void> {
   stats.listPages++;
   const limit = Number(req.searchParams.get('limit') ?? '0');
   const cont = req.searchParams.get('continue');
@@ -114,19 +135,28 @@ async function list(req: URL, res: http.ServerResponse): Promise<void> {
     stats.lists++;
   }
   const n = rvs.length;
-  const end = limit > 0 ? Math.min(n, start + limit) : n;
+  const selector = req.searchParams.get('labelSelector');
+  // Collect this page's indexes (selectors skip non-matching pods, as the server does).
+  const page: number[] = [];
+  let end = start;
+  while (end < n && (limit <= 0 || page.length < limit)) {
+    if (selected(end, selector)) page.push(end);
+    end++;
+  }
+  while (end < n && !selected(end, selector)) end++;
   const meta: Record<string, unknown> = { resourceVersion: String(listRv) };
   if (end < n) {
     meta.continue = Buffer.from(JSON.stringify({ rv: listRv, start: end })).toString('base64url');
     meta.remainingItemCount = n - end;
   }
   res.writeHead(200, { 'Content-Type': 'application/json' });
-  await write(res, `{"kind":"PodList","apiVersion":"v1","metadata":${JSON.stringify(meta)},"items":[`);
+  const head = metadataOnly ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1"` : `{"kind":"PodList","apiVersion":"v1"`;
+  await write(res, `${head},"metadata":${JSON.stringify(meta)},"items":[`);
   let parts: string[] = [];
   let size = 0;
-  for (let i = start; i < end; i++) {
-    const s = podJson(i);
-    parts.push(i === start ? s : `,${s}`);
+  for (let k = 0; k < page.length; k++) {
+    const s = metadataOnly ? podMetaJson(page[k]!) : podJson(page[k]!);
+    parts.push(k === 0 ? s : `,${s}`);
     size += s.length;
     if (size >= 256 * 1024) {
       await write(res, parts.join(''));
@@ -177,7 +207,7 @@ const server = http.createServer((req, res) => {
     if (url.pathname === '/api/v1/pods') {
       const w = url.searchParams.get('watch');
       if (w === 'true' || w === '1') watch(res);
-      else await list(url, res);
+      else await list(url, res, /as=PartialObjectMetadataList/.test(req.headers.accept ?? ''));
       return;
     }
     res.writeHead(404, { 'Content-Type': 'text/plain' }).end('404 page not found\n');

@@ -4,13 +4,31 @@
  * README shows it. The ListerWatcher is wrapped only to learn when a relist's LIST has finished.
  */
 import { createListWatch } from '@kinformer/client-node';
-import { SharedInformerFactory } from '@kinformer/informer';
+import { dropManagedFields, SharedInformerFactory, type SharedIndexInformer } from '@kinformer/informer';
 import type { KubeObject } from '@kinformer/core';
 import type { ListerWatcher } from '@kinformer/reflector';
-import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import type { Contender } from './types.js';
 
+/** The memory levers a variant turns on. */
+export interface KinformerVariant {
+  /** `dropManagedFields` as the factory's transform. */
+  transform?: boolean;
+  /** A metadata-only informer (`PartialObjectMetadata`). */
+  metadataOnly?: boolean;
+  /** A label selector (the bench server understands `tier=frontend`: a third of the pods). */
+  labelSelector?: string;
+}
+
 export function kinformer(serverUrl: string): Contender {
+  return kinformerWith(serverUrl, {});
+}
+
+export const kinformerTransform = (url: string): Contender => kinformerWith(url, { transform: true });
+export const kinformerMetadata = (url: string): Contender => kinformerWith(url, { metadataOnly: true });
+export const kinformerSelector = (url: string): Contender => kinformerWith(url, { labelSelector: 'tier=frontend' });
+
+function kinformerWith(serverUrl: string, variant: KinformerVariant): Contender {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'bench', server: serverUrl, skipTLSVerify: true }],
@@ -21,8 +39,16 @@ export function kinformer(serverUrl: string): Contender {
   let listsDone = 0;
   let relistWaiter: (() => void) | undefined;
   const factory = new SharedInformerFactory(kc, {
+    ...(variant.transform ? { transform: dropManagedFields } : {}),
     listerWatcherFactory: (gvr, request) => {
-      const lw: ListerWatcher<KubeObject> = createListWatch(kc, { ...gvr, ...(request.namespace ? { namespace: request.namespace } : {}) });
+      const lw: ListerWatcher<KubeObject> = createListWatch(
+        kc,
+        { ...gvr, ...(request.namespace ? { namespace: request.namespace } : {}) },
+        {
+          ...(request.labelSelector ? { labelSelector: request.labelSelector } : {}),
+          ...(request.metadataOnly ? { metadataOnly: true } : {}),
+        },
+      );
       return {
         watch: (o, c) => lw.watch(o, c),
         list: async (o, c) => {
@@ -45,11 +71,15 @@ export function kinformer(serverUrl: string): Contender {
       };
     },
   });
-  const { informer } = factory.core.v1.pods();
+  const informer = (
+    variant.metadataOnly
+      ? factory.forResource({ version: 'v1', resource: 'pods' }, { metadataOnly: true }).informer
+      : factory.core.v1.pods(variant.labelSelector ? { labelSelector: variant.labelSelector } : {}).informer
+  ) as SharedIndexInformer<KubeObject>;
   let onEvent: () => void = () => {};
   informer.addEventHandler({
     onAdd: () => {},
-    onUpdate: (_old: V1Pod, _new: V1Pod) => onEvent(),
+    onUpdate: (_old: KubeObject, _new: KubeObject) => onEvent(),
   });
   const stop = new AbortController();
   return {
@@ -58,6 +88,7 @@ export function kinformer(serverUrl: string): Contender {
       await factory.waitForCacheSync(stop.signal);
     },
     size: () => informer.getStore().size(),
+    ...(variant.labelSelector ? { expectedSize: (pods: number) => Math.ceil(pods / 3) } : {}),
     onEvent(cb) {
       onEvent = cb;
     },

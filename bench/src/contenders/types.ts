@@ -4,6 +4,8 @@ export interface Contender {
   start(): Promise<void>;
   /** Objects in the cache. */
   size(): number;
+  /** How many objects the synced cache holds when the server has `pods` (default: all of them). */
+  expectedSize?(pods: number): number;
   /** Called with every watch event that reached the handler. */
   onEvent(cb: () => void): void;
   /** Resolves once the next LIST (after a forced 410) has completed and been applied. */
