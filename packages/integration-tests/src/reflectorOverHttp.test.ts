@@ -1,0 +1,490 @@
+import { createListWatch } from '@kinformer/client-node';
+import { ErrorCodes, FakeClock, realClock, type Status } from '@kinformer/core';
+import type { ListerWatcher } from '@kinformer/reflector';
+import { FakeApiServer } from '@kinformer/testing';
+import {
+  cacheVersions,
+  disposeAll,
+  pod,
+  RecordingBackoff,
+  requestLog,
+  serverVersions,
+  startReflector,
+  track,
+  waitFor,
+  waitForCacheToMatch,
+  type Pod,
+  type ReflectorHarness,
+} from './testSupport.test.helpers.js';
+
+// The reflector's failure handling (client-go.md §1.6, §10.1; apiserver-protocol.md §9.1, §10) over
+// real HTTP: FakeApiServer ← KubeConfig ← createListWatch ← Reflector → DeltaFIFO/RealFIFO → an
+// Indexer. Each scenario injects one fault, then checks that the cache ends equal to the server's
+// objects and that the client sent exactly the requests client-go would (which resourceVersion,
+// whether it relisted). The reflector runs on a FakeClock with a backoff that retries at once, so
+// nothing waits for real time except HTTP; waits that the server asks for (Retry-After) are
+// asserted on the fake clock and then ticked through.
+
+afterEach(disposeAll);
+
+const PODS = { version: 'v1', resource: 'pods', namespace: 'default' } as const;
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+
+async function startServer(): Promise<FakeApiServer> {
+  return track(await FakeApiServer.start(), (s) => s.close());
+}
+
+function podsOf(server: FakeApiServer): ListerWatcher<Pod> {
+  return createListWatch<Pod>(server.kubeConfig(), PODS);
+}
+
+/** The Status of a watch cache that no longer holds `rv` (§4.6). */
+function tooOldStatus(rv: string, oldest: string): Status {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `too old resource version: ${rv} (${oldest})`,
+    reason: 'Expired',
+    code: 410,
+  };
+}
+
+/** Creates `names` on the server and waits until the reflector has seen the last one. */
+async function createAndSee(server: FakeApiServer, h: ReflectorHarness<Pod>, ...names: string[]): Promise<string> {
+  let rv = '';
+  for (const name of names) rv = server.create('pods', pod(name)).metadata.resourceVersion!;
+  await waitFor(() => h.reflector.lastSyncResourceVersion() === rv, { describe: () => requestLog(server) });
+  return rv;
+}
+
+/** Waits until the server has received `n` list/watch requests for pods. */
+async function waitForRequests(server: FakeApiServer, n: number): Promise<void> {
+  await waitFor(() => requestLog(server).length >= n, { describe: () => requestLog(server) });
+}
+
+/** Waits until the reflector sleeps on the fake clock for exactly `ms` (nothing else is scheduled that soon). */
+async function waitForSleep(clock: FakeClock, ms: number, server: FakeApiServer): Promise<void> {
+  await waitFor(() => clock.nextTimerAt() === clock.now() + ms, {
+    describe: () => ({ next: (clock.nextTimerAt() ?? NaN) - clock.now(), requests: requestLog(server) }),
+  });
+}
+
+describe.each(['DeltaFIFO', 'RealFIFO'] as const)('list and watch over HTTP (%s)', (queue) => {
+  test('five pods arrive, the watch is cut after the 2nd, the reflector rewatches from its RV: all in order, exactly two watches', async () => {
+    const server = await startServer();
+    const h = startReflector(podsOf(server), { queue });
+    await server.waitForWatchers(1);
+    const listRV = server.resourceVersion;
+    const p2RV = await createAndSee(server, h, 'p1', 'p2');
+    expect(server.faults.dropWatches()).toBe(1);
+    for (const name of ['p3', 'p4', 'p5']) server.create('pods', pod(name));
+    await waitForCacheToMatch(h, server);
+
+    expect(h.applied.map((d) => `${d.type} ${d.key}`)).toEqual([
+      'Added default/p1',
+      'Added default/p2',
+      'Added default/p3',
+      'Added default/p4',
+      'Added default/p5',
+    ]);
+    expect(h.applied.map((d) => Number(d.resourceVersion))).toEqual([...h.applied.map((d) => Number(d.resourceVersion))].sort((a, b) => a - b));
+    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 200', `watch rv=${listRV} → 200`, `watch rv=${p2RV} → 200`]);
+    expect(h.reflector.stats()).toMatchObject({ lists: 1, relists: 0, watchStarts: 2, watchRestarts: 1, expired410: 0 });
+  });
+
+  test('a 410 ERROR event in the stream makes it relist from the last RV; objects deleted meanwhile leave the cache', async () => {
+    const server = await startServer();
+    for (const name of ['a', 'b', 'c']) server.create('pods', pod(name));
+    const h = startReflector(podsOf(server), { queue });
+    await server.waitForWatchers(1);
+    const listRV = server.resourceVersion;
+    const lastRV = await createAndSee(server, h, 'd');
+    expect(server.faults.injectIntoWatches({ error: tooOldStatus(lastRV, String(Number(lastRV) + 5)) })).toBe(1);
+    // Written after the ERROR: this watch never sends them, only the relist can see them.
+    server.delete('pods', 'a');
+    server.create('pods', pod('e'));
+    await waitForRequests(server, 4);
+    await waitForCacheToMatch(h, server);
+
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=500 → 200',
+      `watch rv=${listRV} → 200`,
+      `list rv=${lastRV} → 200`,
+      `watch rv=${server.resourceVersion} → 200`,
+    ]);
+    expect(h.reflector.stats()).toMatchObject({ lists: 2, relists: 1, expired410: 1 });
+    expect(h.handlerErrors).toEqual([]); // errors during a watch never reach the handler (client-go)
+    expect(h.applied.filter((d) => d.type === 'Deleted').map((d) => d.key)).toEqual(['default/a']);
+    expect(cacheVersions(h.indexer).map(([k]) => k)).toEqual(['default/b', 'default/c', 'default/d', 'default/e']);
+  });
+});
+
+describe('the watch ends', () => {
+  test('a clean end (server timeout) rewatches from the last RV at once, without relisting', async () => {
+    const server = await startServer();
+    const h = startReflector(podsOf(server));
+    await server.waitForWatchers(1);
+    const listRV = server.resourceVersion;
+    const lastRV = await createAndSee(server, h, 'a', 'b');
+    expect(server.faults.endWatches()).toBe(1);
+    await server.waitFor(() => server.requests.filter((r) => r.verb === 'watch').length === 2);
+    server.create('pods', pod('c'));
+    await waitForCacheToMatch(h, server);
+
+    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 200', `watch rv=${listRV} → 200`, `watch rv=${lastRV} → 200`]);
+    expect(h.backoff).toMatchObject({ steps: 0 });
+    expect(h.reflector.stats()).toMatchObject({ lists: 1, watchRestarts: 1 });
+  });
+
+  test('a watch that ends within a second without any event counts as an error and relists (VeryShortWatchError)', async () => {
+    const server = await startServer();
+    const h = startReflector(podsOf(server));
+    await server.waitForWatchers(1);
+    const listRV = server.resourceVersion;
+    server.faults.endWatches(); // the fake clock has not moved: the watch "lasted" 0 ms with 0 events
+    await waitFor(() => h.reflector.stats().watchStarts === 2);
+    server.create('pods', pod('a'));
+    await waitForCacheToMatch(h, server);
+
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=500 → 200',
+      `watch rv=${listRV} → 200`,
+      `list rv=${listRV} → 200`,
+      `watch rv=${listRV} → 200`,
+    ]);
+    expect(h.reflector.stats()).toMatchObject({ veryShortWatches: 1, relists: 1 });
+    expect(h.backoff).toMatchObject({ steps: 1 });
+  });
+
+  test('the same idle watch ended after more than a second is a normal end: rewatch, no relist', async () => {
+    const server = await startServer();
+    const clock = new FakeClock(T0);
+    const h = startReflector(podsOf(server), { clock });
+    await server.waitForWatchers(1);
+    const listRV = server.resourceVersion;
+    await clock.tick(1500);
+    server.faults.endWatches();
+    await waitFor(() => h.reflector.stats().watchStarts === 2);
+    server.create('pods', pod('a'));
+    await waitForCacheToMatch(h, server);
+
+    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 200', `watch rv=${listRV} → 200`, `watch rv=${listRV} → 200`]);
+    expect(h.reflector.stats()).toMatchObject({ veryShortWatches: 0, relists: 0 });
+  });
+});
+
+describe('410: the history is gone', () => {
+  test('after a compaction the rewatch gets an in-stream 410 and the reflector relists from its last RV', async () => {
+    const server = await startServer();
+    const h = startReflector(podsOf(server));
+    await server.waitForWatchers(1);
+    const listRV = server.resourceVersion;
+    const lastRV = await createAndSee(server, h, 'a', 'b');
+    const oldest = server.faults.compact();
+    expect(Number(oldest)).toBeGreaterThan(Number(lastRV));
+    server.faults.endWatches();
+    await waitForRequests(server, 5);
+    server.create('pods', pod('c'));
+    await waitForCacheToMatch(h, server);
+
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=500 → 200',
+      `watch rv=${listRV} → 200`,
+      `watch rv=${lastRV} → 200`, // 200, then ERROR 410 "too old resource version"
+      `list rv=${lastRV} → 200`, // "not older than": the relist never goes back in time
+      `watch rv=${oldest} → 200`,
+    ]);
+    expect(h.reflector.stats()).toMatchObject({ relists: 1, expired410: 1 });
+    expect(h.handlerErrors).toEqual([]);
+  });
+
+  test('an up-front HTTP 410 on the watch (legacy servers) reaches the watchErrorHandler and relists', async () => {
+    const server = await startServer();
+    const h = startReflector(podsOf(server));
+    await server.waitForWatchers(1);
+    const listRV = server.resourceVersion;
+    const lastRV = await createAndSee(server, h, 'a');
+    server.faults.failNext({ status: 410, verbs: ['watch'] });
+    server.faults.endWatches();
+    await waitForRequests(server, 5);
+    server.create('pods', pod('b'));
+    await waitForCacheToMatch(h, server);
+
+    expect(h.handlerErrorCodes()).toEqual([ErrorCodes.RESOURCE_EXPIRED]);
+    expect(h.handlerErrors[0]).toMatchObject({ httpStatus: 410, status: { reason: 'Expired' } });
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=500 → 200',
+      `watch rv=${listRV} → 200`,
+      `watch rv=${lastRV} → 410`,
+      `list rv=${lastRV} → 200`,
+      `watch rv=${lastRV} → 200`,
+    ]);
+    expect(h.backoff).toMatchObject({ steps: 1 });
+  });
+});
+
+describe('429: the server asks to slow down', () => {
+  test('429 JSON with Retry-After on the watch: waits Retry-After, rewatches from the same RV, never relists (TestNoRelistOnTooManyRequests)', async () => {
+    const server = await startServer();
+    const clock = new FakeClock(T0);
+    const h = startReflector(podsOf(server), { clock });
+    await server.waitForWatchers(1);
+    const listRV = server.resourceVersion;
+    const lastRV = await createAndSee(server, h, 'a');
+    server.faults.failNext({ status: 429, verbs: ['watch'], count: 2, retryAfterSeconds: 3 });
+    server.faults.endWatches();
+    await waitForSleep(clock, 3000, server);
+    await clock.tick(3000);
+    await waitForSleep(clock, 3000, server);
+    await clock.tick(3000);
+    await server.waitForWatchers(1);
+    server.create('pods', pod('b'));
+    await waitForCacheToMatch(h, server);
+
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=500 → 200',
+      `watch rv=${listRV} → 200`,
+      `watch rv=${lastRV} → 429`,
+      `watch rv=${lastRV} → 429`,
+      `watch rv=${lastRV} → 200`,
+    ]);
+    expect(h.handlerErrors).toEqual([]);
+    expect(h.reflector.stats()).toMatchObject({ lists: 1, relists: 0, watchStarts: 4 });
+  });
+
+  test('the plain-text 429 of API Priority and Fairness is a 429 too: Retry-After honoured, no relist', async () => {
+    const server = await startServer();
+    const clock = new FakeClock(T0);
+    const h = startReflector(podsOf(server), { clock });
+    await server.waitForWatchers(1);
+    const lastRV = await createAndSee(server, h, 'a');
+    server.faults.failNext({ status: 429, plainText: true, verbs: ['watch'], retryAfterSeconds: 2 });
+    server.faults.endWatches();
+    await waitForSleep(clock, 2000, server);
+    await clock.tick(2000);
+    await server.waitForWatchers(1);
+    server.create('pods', pod('b'));
+    await waitForCacheToMatch(h, server);
+
+    expect(requestLog(server).slice(2)).toEqual([`watch rv=${lastRV} → 429`, `watch rv=${lastRV} → 200`]);
+    expect(h.reflector.stats()).toMatchObject({ lists: 1, relists: 0 });
+  });
+
+  test('a 429 on the LIST goes to the watchErrorHandler and the next list waits Retry-After', async () => {
+    const server = await startServer();
+    server.create('pods', pod('a'));
+    const clock = new FakeClock(T0);
+    server.faults.failNext({ status: 429, verbs: ['list'], retryAfterSeconds: 4 });
+    const h = startReflector(podsOf(server), { clock });
+    await waitForSleep(clock, 4000, server);
+    expect(h.handlerErrorCodes()).toEqual([ErrorCodes.TOO_MANY_REQUESTS]);
+    expect(h.handlerErrors[0]).toMatchObject({ retryAfterSeconds: 4 });
+    await clock.tick(4000);
+    await waitForCacheToMatch(h, server);
+    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 429', 'list rv=0 limit=500 → 200', `watch rv=${server.resourceVersion} → 200`]);
+  });
+});
+
+describe('5xx on the LIST', () => {
+  test('500 twice: each goes to the watchErrorHandler, backs off one step, then the list succeeds', async () => {
+    const server = await startServer();
+    for (const name of ['a', 'b']) server.create('pods', pod(name));
+    server.faults.failNext({ status: 500, verbs: ['list'], count: 2 });
+    const h = startReflector(podsOf(server));
+    await waitForCacheToMatch(h, server);
+    await server.waitForWatchers(1);
+
+    expect(h.handlerErrorCodes()).toEqual([ErrorCodes.INTERNAL, ErrorCodes.INTERNAL]);
+    expect(h.handlerErrors[0]).toMatchObject({ httpStatus: 500, status: { reason: 'InternalError' } });
+    expect(h.backoff).toMatchObject({ steps: 2 });
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=500 → 500',
+      'list rv=0 limit=500 → 500',
+      'list rv=0 limit=500 → 200',
+      `watch rv=${server.resourceVersion} → 200`,
+    ]);
+  });
+
+  test('503 with Retry-After: the next list waits max(backoff step, Retry-After), then recovers', async () => {
+    const server = await startServer();
+    server.create('pods', pod('a'));
+    const clock = new FakeClock(T0);
+    server.faults.failNext({ status: 503, verbs: ['list'] }); // retryAfterSeconds 5 by default
+    const h = startReflector(podsOf(server), { clock, backoff: new RecordingBackoff(800) });
+    await waitForSleep(clock, 5000, server);
+    expect(h.handlerErrorCodes()).toEqual([ErrorCodes.SERVICE_UNAVAILABLE]);
+    await clock.tick(4999);
+    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 503']);
+    await clock.tick(1);
+    await waitForCacheToMatch(h, server);
+    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 503', 'list rv=0 limit=500 → 200', `watch rv=${server.resourceVersion} → 200`]);
+  });
+});
+
+describe('pagination', () => {
+  test('a continue token that expires during a paginated list gives exactly one full list at the requested RV', async () => {
+    const server = await startServer();
+    for (const name of ['a', 'b', 'c', 'd', 'e']) server.create('pods', pod(name));
+    const lw = podsOf(server);
+    let compacted = false;
+    // Compacts the server's history right after the first page arrives, so the page-2 token is too old.
+    const compactingAfterFirstPage: ListerWatcher<Pod> = {
+      list: async (options, context) => {
+        const page = await lw.list(options, context);
+        if (!compacted && page.metadata?.continue) {
+          compacted = true;
+          server.faults.compact();
+        }
+        return page;
+      },
+      watch: (options, context) => lw.watch(options, context),
+    };
+    // The first list at RV "0" is never paginated (the watch cache ignores limit); a 410 on it makes
+    // the reflector retry at once with a consistent, paginated list (RV "").
+    server.faults.failNext({ status: 410, verbs: ['list'] });
+    const h = startReflector(compactingAfterFirstPage, { reflector: { pageSize: 2 } });
+    await waitForCacheToMatch(h, server);
+    await server.waitForWatchers(1);
+
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=2 → 410',
+      'list rv= limit=2 → 200',
+      'list rv= continue limit=2 → 410',
+      'list rv= → 200', // one unpaginated full list at the originally requested RV ("")
+      `watch rv=${server.resourceVersion} → 200`,
+    ]);
+    expect(h.applied.filter((d) => d.type !== 'Deleted')).toHaveLength(5);
+    expect(h.handlerErrors).toEqual([]);
+  });
+
+  test('a large consistent list is fetched in pages of pageSize and merged', async () => {
+    const server = await startServer();
+    for (let i = 0; i < 7; i++) server.create('pods', pod(`p${i}`));
+    server.faults.failNext({ status: 410, verbs: ['list'] });
+    const h = startReflector(podsOf(server), { reflector: { pageSize: 3 } });
+    await waitForCacheToMatch(h, server);
+    expect(requestLog(server).slice(0, 4)).toEqual([
+      'list rv=0 limit=3 → 410',
+      'list rv= limit=3 → 200',
+      'list rv= continue limit=3 → 200',
+      'list rv= continue limit=3 → 200',
+    ]);
+  });
+});
+
+describe('too large resourceVersion', () => {
+  test('a relist answered 504 ResourceVersionTooLarge is retried at once with RV "" (consistent read)', async () => {
+    const server = await startServer();
+    server.create('pods', pod('a'));
+    const h = startReflector(podsOf(server));
+    await server.waitForWatchers(1);
+    const lastRV = await createAndSee(server, h, 'b');
+    server.faults.failNext({ status: 504, tooLargeResourceVersion: true, verbs: ['list'] });
+    server.faults.injectIntoWatches({ error: tooOldStatus(lastRV, lastRV) });
+    await waitFor(() => requestLog(server).length === 5);
+    server.create('pods', pod('c'));
+    await waitForCacheToMatch(h, server);
+
+    expect(requestLog(server).slice(2)).toEqual([`list rv=${lastRV} → 504`, 'list rv= → 200', `watch rv=${lastRV} → 200`]);
+    expect(h.handlerErrors).toEqual([]);
+    expect(h.backoff).toMatchObject({ steps: 1 }); // the one step after the 410; the 504 retry is immediate
+  });
+});
+
+describe('stall detection', () => {
+  test('a watch that delivers nothing for timeoutSeconds + stallMarginMs is aborted and restarted from the same RV; events queued meanwhile arrive', async () => {
+    const server = await startServer();
+    const clock = new FakeClock(T0);
+    const h = startReflector(podsOf(server), { clock, reflector: { stallMarginMs: 1000 } });
+    await server.waitForWatchers(1);
+    const listRV = server.resourceVersion;
+    const stall = server.faults.stallWatches({ includeNew: false });
+    server.create('pods', pod('a')); // queued on the stalled stream: the client never sees it there
+    server.create('pods', pod('b'));
+    await clock.tick(300_000); // timeoutSeconds is 300 (random() = 0)
+    expect(h.reflector.stats().stalls).toBe(0);
+    expect(cacheVersions(h.indexer)).toEqual([]);
+    await clock.tick(1000);
+    await waitForCacheToMatch(h, server);
+    stall.release();
+
+    expect(h.reflector.stats()).toMatchObject({ stalls: 1, relists: 0, watchRestarts: 1 });
+    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 200', `watch rv=${listRV} → 200`, `watch rv=${listRV} → 200`]);
+    expect(server.openWatchCount()).toBe(1); // the stalled request was closed
+    expect(h.handlerErrors).toEqual([]);
+  });
+});
+
+describe('API server restart', () => {
+  // A restarting API server closes every watch, then answers 429 "storage is (re)initializing" until
+  // its watch cache is ready (§7.7). The reflector waits Retry-After on the fake clock: a window in
+  // which the test writes objects that the client can only learn about afterwards.
+  async function restartWithOutage(server: FakeApiServer, clock: FakeClock, loseHistory: boolean, duringOutage: () => void): Promise<void> {
+    server.faults.failNext({ status: 429, verbs: ['watch'], retryAfterSeconds: 1 });
+    await server.faults.restart({ loseHistory });
+    await waitForSleep(clock, 1000, server);
+    duringOutage();
+    await clock.tick(1000);
+  }
+
+  test('with its history kept: the reflector rewatches from its RV and gets what was written during the outage, no relist', async () => {
+    const server = await startServer();
+    const clock = new FakeClock(T0);
+    const h = startReflector(podsOf(server), { clock });
+    await server.waitForWatchers(1);
+    const lastRV = await createAndSee(server, h, 'a', 'b');
+    await restartWithOutage(server, clock, false, () => {
+      server.create('pods', pod('c'));
+      server.delete('pods', 'a');
+    });
+    await waitForCacheToMatch(h, server);
+
+    expect(requestLog(server).slice(2)).toEqual([`watch rv=${lastRV} → 429`, `watch rv=${lastRV} → 200`]);
+    expect(h.reflector.stats()).toMatchObject({ relists: 0, expired410: 0 });
+    expect(h.applied.map((d) => `${d.type} ${d.key}`).slice(-2)).toEqual(['Added default/c', 'Deleted default/a']);
+  });
+
+  test('with its history lost: the rewatch gets 410 and the reflector relists; deletions during the outage reach the cache as tombstones', async () => {
+    const server = await startServer();
+    for (const name of ['a', 'b']) server.create('pods', pod(name));
+    const clock = new FakeClock(T0);
+    const h = startReflector(podsOf(server), { clock });
+    await server.waitForWatchers(1);
+    const lastRV = await createAndSee(server, h, 'c');
+    await restartWithOutage(server, clock, true, () => {
+      server.delete('pods', 'b');
+      server.create('pods', pod('d'));
+    });
+    await waitForRequests(server, 6);
+    await waitForCacheToMatch(h, server);
+
+    expect(requestLog(server).slice(2)).toEqual([
+      `watch rv=${lastRV} → 429`,
+      `watch rv=${lastRV} → 200`, // then ERROR 410: the history is gone
+      `list rv=${lastRV} → 200`,
+      `watch rv=${server.resourceVersion} → 200`,
+    ]);
+    expect(h.reflector.stats()).toMatchObject({ relists: 1, expired410: 1 });
+    expect(cacheVersions(h.indexer).map(([k]) => k)).toEqual(['default/a', 'default/c', 'default/d']);
+    const deleted = h.applied.filter((d) => d.type === 'Deleted');
+    expect(deleted.map((d) => d.key)).toEqual(['default/b']);
+  });
+
+  test('connection refused while the server is down: the LIST backs off and succeeds once a server listens again', async () => {
+    const first = await FakeApiServer.start();
+    const kubeConfig = first.kubeConfig();
+    const port = Number(new URL(first.url).port);
+    await first.close();
+    // Real time here: a 20 ms backoff between attempts, rather than a busy loop of refused connections.
+    const h = startReflector(createListWatch<Pod>(kubeConfig, PODS), { clock: realClock, backoff: new RecordingBackoff(20) });
+    await waitFor(() => h.handlerErrors.length >= 2);
+    expect(new Set(h.handlerErrorCodes())).toEqual(new Set([ErrorCodes.CONNECTION]));
+    const server = track(await FakeApiServer.start({ port }), (s) => s.close());
+    server.create('pods', pod('a'));
+    await waitForCacheToMatch(h, server);
+    expect(requestLog(server)[0]).toBe('list rv=0 limit=500 → 200');
+    expect(serverVersions(server)).toEqual(cacheVersions(h.indexer));
+  });
+});

@@ -1,0 +1,339 @@
+import { newIndexer, type Indexer, type Indexers } from '@kinformer/cache';
+import { processDeltas } from '@kinformer/controller';
+import {
+  createLogger,
+  FakeClock,
+  isKinformerError,
+  metaNamespaceKeyFunc,
+  type Backoff,
+  type Clock,
+  type KubeObject,
+  type Logger,
+} from '@kinformer/core';
+import { DeltaFIFO, RealFIFO, type DeltaType, type Queue } from '@kinformer/delta-fifo';
+import { defaultWatchErrorHandler, Reflector, type ListerWatcher, type ReflectorOptions } from '@kinformer/reflector';
+import type { FakeApiServer, RecordedRequest, ResourceRef } from '@kinformer/testing';
+
+// Shared helpers of the integration suites: bounded waits, log capture, a reflector wired to a
+// FIFO that is drained into an Indexer (what an informer does, without the informer), and compact
+// views of the cache, the server's objects and the requests the server received.
+
+// ------------------------------------------------------------------------------------------ waits
+
+/** Options of {@link waitFor}. */
+export interface WaitForOptions {
+  /** Give up after this many real milliseconds (default 4 000). */
+  timeoutMs?: number;
+  /** Poll period in real milliseconds (default 5). */
+  intervalMs?: number;
+  /** Describes the state when the wait fails (appended to the error message). */
+  describe?: () => unknown;
+}
+
+/** Resolves once `condition()` is true; rejects after `timeoutMs` with the state `describe` gives. */
+export async function waitFor(condition: () => boolean, options: WaitForOptions = {}): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? 4000;
+  const intervalMs = options.intervalMs ?? 5;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (condition()) return;
+    if (Date.now() >= deadline) {
+      const state = options.describe === undefined ? '' : `: ${JSON.stringify(options.describe())}`;
+      throw new Error(`condition not met within ${timeoutMs} ms${state}`);
+    }
+    await sleep(intervalMs);
+  }
+}
+
+/** A real sleep of a few milliseconds (only to let I/O happen; never to wait for a timer). */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// ------------------------------------------------------------------------------------------- logs
+
+/** One captured pino line. */
+export interface LogLine {
+  level: number;
+  msg: string;
+  component?: string;
+  code?: string;
+  err?: { type?: string; message?: string; code?: string; details?: Record<string, unknown> };
+  [key: string]: unknown;
+}
+
+/** pino level numbers. */
+export const LEVEL = { trace: 10, debug: 20, info: 30, warn: 40, error: 50 } as const;
+
+/** A logger whose output is kept in memory: the raw text and the parsed lines. */
+export interface CapturedLogs {
+  logger: Logger;
+  /** Every line as written. */
+  readonly raw: string[];
+  /** Every line, parsed. */
+  lines(): LogLine[];
+  /** All output as one string (for "never contains" assertions). */
+  text(): string;
+}
+
+/** A pino logger (kinformer's `createLogger`, so its redaction applies) writing into memory. */
+export function captureLogs(level = 'debug'): CapturedLogs {
+  const raw: string[] = [];
+  const logger = createLogger({ level, destination: { write: (line: string) => void raw.push(line) } });
+  return {
+    logger,
+    raw,
+    lines: () => raw.map((line) => JSON.parse(line) as LogLine),
+    text: () => raw.join(''),
+  };
+}
+
+// ---------------------------------------------------------------------------------------- backoff
+
+/** A {@link Backoff} that always answers `delayMs` (default 0: retry at once) and counts its steps. */
+export class RecordingBackoff implements Backoff {
+  steps = 0;
+  resets = 0;
+  constructor(private readonly delayMs = 0) {}
+  next(): number {
+    this.steps++;
+    return this.delayMs;
+  }
+  reset(): void {
+    this.resets++;
+  }
+}
+
+// --------------------------------------------------------------------------------- objects, views
+
+/** A pod as a user would create it. */
+export interface Pod extends KubeObject {
+  metadata: NonNullable<KubeObject['metadata']>;
+  spec?: { nodeName?: string; containers?: Array<{ name: string; image: string }>; [key: string]: unknown };
+  status?: { phase?: string };
+}
+
+/** A minimal pod `namespace/name` (or `name` in `default`). */
+export function pod(nameOrKey: string, extra: { labels?: Record<string, string>; nodeName?: string } = {}): Pod {
+  const slash = nameOrKey.indexOf('/');
+  const namespace = slash === -1 ? 'default' : nameOrKey.slice(0, slash);
+  const name = slash === -1 ? nameOrKey : nameOrKey.slice(slash + 1);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, ...(extra.labels === undefined ? {} : { labels: extra.labels }) },
+    spec: { containers: [{ name: 'c', image: 'nginx' }], ...(extra.nodeName === undefined ? {} : { nodeName: extra.nodeName }) },
+  };
+}
+
+/** `[key, resourceVersion]` pairs, sorted by key. */
+export type Versions = Array<[string, string]>;
+
+function versionsOf(objects: readonly KubeObject[]): Versions {
+  return objects
+    .map((o): [string, string] => [metaNamespaceKeyFunc(o), o.metadata?.resourceVersion ?? ''])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+/** What a cache holds: keys and resourceVersions. */
+export function cacheVersions(store: { list(): KubeObject[] }): Versions {
+  return versionsOf(store.list());
+}
+
+/** What the server holds for a resource (in one namespace, if given): keys and resourceVersions. */
+export function serverVersions(server: FakeApiServer, resource: ResourceRef = 'pods', namespace?: string): Versions {
+  return versionsOf(server.list(resource, namespace));
+}
+
+/**
+ * The requests for one resource as compact strings, e.g. `list rv=0 limit=500 → 200`,
+ * `watch rv=12 → 200`, `list continue limit=2 → 410`. Query parameters the reflector always sends
+ * (`allowWatchBookmarks`, `timeoutSeconds`, `watch`) are left out unless missing.
+ */
+export function requestLog(server: FakeApiServer, resource = 'pods'): string[] {
+  return server.requests.filter((r) => r.resource === resource && (r.verb === 'list' || r.verb === 'watch')).map(describeRequest);
+}
+
+/** One request as {@link requestLog} writes it. */
+export function describeRequest(r: RecordedRequest): string {
+  const q = r.query;
+  let s = `${r.verb ?? r.method} rv=${q.resourceVersion ?? ''}`;
+  if (q.continue !== undefined) s += ' continue';
+  if (q.limit !== undefined) s += ` limit=${q.limit}`;
+  if (r.verb === 'watch' && q.allowWatchBookmarks !== 'true') s += ' (no bookmarks)';
+  if (q.resourceVersionMatch !== undefined) s += ` match=${q.resourceVersionMatch}`;
+  if (q.sendInitialEvents !== undefined) s += ` sendInitialEvents=${q.sendInitialEvents}`;
+  return `${s} → ${r.status ?? '?'}`;
+}
+
+// ---------------------------------------------------------------------------------------- cleanup
+
+const disposers: Array<() => Promise<void> | void> = [];
+
+/** Registers something to undo in {@link disposeAll} (servers, reflectors, proxies). Returns `value`. */
+export function track<V>(value: V, dispose: (value: V) => Promise<void> | void): V {
+  disposers.push(() => dispose(value));
+  return value;
+}
+
+/** Undoes everything registered with {@link track}, newest first. Call it in `afterEach`. */
+export async function disposeAll(): Promise<void> {
+  const errors: unknown[] = [];
+  for (const dispose of disposers.splice(0).reverse()) {
+    try {
+      await dispose();
+    } catch (err) {
+      errors.push(err);
+    }
+  }
+  if (errors.length > 0) throw errors[0];
+}
+
+// --------------------------------------------------------------------------- reflector + FIFO + cache
+
+/** One delta as the drain loop applied it. */
+export interface AppliedDelta {
+  type: DeltaType;
+  key: string;
+  resourceVersion: string | undefined;
+}
+
+/** Options of {@link startReflector}. */
+export interface StartReflectorOptions<T extends KubeObject> {
+  /** The queue between the reflector and the cache (default `DeltaFIFO`). */
+  queue?: 'DeltaFIFO' | 'RealFIFO';
+  /** Indexes of the cache. */
+  indexers?: Indexers<T>;
+  /** Default: a new {@link FakeClock} (time moves only when the test says). */
+  clock?: Clock;
+  /** Default: a {@link RecordingBackoff} that retries at once. */
+  backoff?: Backoff;
+  logger?: Logger;
+  /** More reflector options (`expectedType`, `pageSize`, `stallMarginMs`…). */
+  reflector?: Omit<ReflectorOptions<T>, 'clock' | 'backoff' | 'logger' | 'watchErrorHandler'>;
+}
+
+/** A running reflector whose FIFO is drained into an Indexer, with everything a test asserts on. */
+export interface ReflectorHarness<T extends KubeObject> {
+  readonly reflector: Reflector<T>;
+  readonly queue: Queue<T>;
+  readonly indexer: Indexer<T>;
+  readonly clock: Clock;
+  readonly backoff: Backoff;
+  /** Every delta applied to the indexer, in order. */
+  readonly applied: AppliedDelta[];
+  /** Every error the reflector handed to its watchErrorHandler, in order. */
+  readonly handlerErrors: unknown[];
+  /** The codes of {@link handlerErrors} (`undefined` for non-kinformer errors). */
+  handlerErrorCodes(): Array<string | undefined>;
+  /** Aborts the reflector and the drain loop and waits for both. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `new Reflector(lw, fifo)` and a loop that pops the FIFO into an Indexer with the
+ * controller's `processDeltas` — the data path of an informer without its handlers. The FIFO's
+ * `knownObjects` is the indexer, as in an informer. Stopped by {@link disposeAll}.
+ */
+export function startReflector<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  options: StartReflectorOptions<T> = {},
+): ReflectorHarness<T> {
+  const indexer = newIndexer<T>(undefined, options.indexers ?? {});
+  const queue: Queue<T> =
+    options.queue === 'RealFIFO' ? new RealFIFO<T>({ knownObjects: indexer }) : new DeltaFIFO<T>({ knownObjects: indexer });
+  const clock = options.clock ?? new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
+  const backoff = options.backoff ?? new RecordingBackoff();
+  const handlerErrors: unknown[] = [];
+  const applied: AppliedDelta[] = [];
+  const reflector = new Reflector<T>(lw, queue, {
+    random: () => 0,
+    ...options.reflector,
+    clock,
+    backoff,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    watchErrorHandler: (r, err) => {
+      handlerErrors.push(err);
+      defaultWatchErrorHandler(r, err);
+    },
+  });
+  const controller = new AbortController();
+  const signal = controller.signal;
+  const record = (type: DeltaType, obj: unknown): void => {
+    const o = obj as T;
+    applied.push({ type, key: keyOf(o), resourceVersion: o.metadata?.resourceVersion });
+  };
+  const running = reflector.run(signal);
+  const draining = (async () => {
+    while (!signal.aborted) {
+      try {
+        await queue.pop(
+          (deltas, isInInitialList) => {
+            for (const d of deltas) record(d.type, d.object);
+            return processDeltas({}, indexer, deltas, isInInitialList);
+          },
+          { signal },
+        );
+      } catch (err) {
+        if (signal.aborted || queue.isClosed()) return;
+        throw err;
+      }
+    }
+  })();
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      controller.abort();
+      queue.close();
+      await running;
+      await draining;
+    })();
+    return stopped;
+  };
+  track(undefined, stop);
+  return {
+    reflector,
+    queue,
+    indexer,
+    clock,
+    backoff,
+    applied,
+    handlerErrors,
+    handlerErrorCodes: () => handlerErrors.map((e) => (isKinformerError(e) ? e.code : undefined)),
+    stop,
+  };
+}
+
+function keyOf(obj: KubeObject): string {
+  try {
+    return metaNamespaceKeyFunc(obj);
+  } catch {
+    return (obj as { key?: string }).key ?? '?';
+  }
+}
+
+/** Waits until the harness' cache holds exactly the server's objects (keys and resourceVersions). */
+export async function waitForCacheToMatch<T extends KubeObject>(
+  h: ReflectorHarness<T>,
+  server: FakeApiServer,
+  resource: ResourceRef = 'pods',
+  options: WaitForOptions & { namespace?: string } = {},
+): Promise<void> {
+  let expected = serverVersions(server, resource, options.namespace);
+  await waitFor(
+    () => {
+      expected = serverVersions(server, resource, options.namespace);
+      return JSON.stringify(cacheVersions(h.indexer)) === JSON.stringify(expected);
+    },
+    {
+      ...options,
+      describe: () => ({
+        cache: cacheVersions(h.indexer),
+        server: expected,
+        requests: requestLog(server, typeof resource === 'string' ? resource.split('.')[0] : resource.resource),
+        handlerErrors: h.handlerErrorCodes(),
+        stats: h.reflector.stats(),
+      }),
+    },
+  );
+}
