@@ -275,7 +275,7 @@ describe('objects from the server are data', () => {
   // cannot serve such objects (the test above adds them through the proxy). Proposed fix: create the
   // key with `Object.defineProperty(out, key, { value, enumerable: true, writable: true,
   // configurable: true })` when `key === '__proto__'`. Flip to `test` once fixed.
-  test.failing('FakeApiServer keeps own __proto__ keys of the objects it stores, as JSON does', async () => {
+  test('FakeApiServer keeps own __proto__ keys of the objects it stores, as JSON does', async () => {
     const server = track(await FakeApiServer.start(), (s) => s.close());
     const body = JSON.parse('{"metadata":{"name":"p","namespace":"default","annotations":{"__proto__":"x","keep":"me"}},"spec":{"__proto__":{"polluted":"yes"},"keep":"me"}}') as Pod;
     const stored = server.create('pods', body);

@@ -31,7 +31,10 @@ function copy(value: unknown): unknown {
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const item = copy((value as Record<string, unknown>)[key]);
-    if (!dropped(item)) out[key] = item;
+    if (dropped(item)) continue;
+    // `__proto__` is data here: define it as an own key instead of setting the copy's prototype.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[key] = item;
   }
   return out;
 }

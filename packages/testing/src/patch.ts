@@ -40,7 +40,11 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
   const result: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
-    else result[key] = applyMergePatch(result[key], value);
+    else if (key === '__proto__') {
+      // Data, not the prototype: define an own key.
+      const own = Object.hasOwn(result, key) ? result[key] : undefined;
+      Object.defineProperty(result, key, { value: applyMergePatch(own, value), enumerable: true, writable: true, configurable: true });
+    } else result[key] = applyMergePatch(result[key], value);
   }
   return result;
 }
