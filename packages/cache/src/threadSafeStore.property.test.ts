@@ -95,15 +95,19 @@ function apply(indexer: Indexer<Obj>, model: Model, op: Op): void {
       model.items.delete(metaNamespaceKeyFunc(op.obj));
       model.rv = op.obj.metadata!.resourceVersion!;
       return;
-    case 'replace':
-      if (model.rejects(op.objs)) {
+    case 'replace': {
+      // Like client-go, a replace keys the list first: of two objects with one key, the last wins,
+      // and only the winners are indexed (a poisoned object shadowed by a later one is never seen).
+      const items = new Map(op.objs.map((o) => [metaNamespaceKeyFunc(o), o]));
+      if (model.rejects(items.values())) {
         expectIndexFuncError(() => indexer.replace(op.objs, op.rv));
       } else {
         indexer.replace(op.objs, op.rv);
-        model.items = new Map(op.objs.map((o) => [metaNamespaceKeyFunc(o), o]));
+        model.items = items;
         model.rv = op.rv;
       }
       return;
+    }
     case 'bookmark':
       indexer.bookmark(op.rv);
       model.rv = op.rv;

@@ -227,3 +227,36 @@ describe('Controller', () => {
     await done;
   });
 });
+
+describe('Controller on a long queue', () => {
+  // A relist of a big cluster queues everything at once; the process loop must not hold the event
+  // loop for all of it (other informers' watches, HTTP servers, lease renewals share the thread).
+  it.each(['pop', 'popBatch'] as const)('lets I/O run while it drains a long queue (%s)', async (mode) => {
+    const { clock, store, queue, lw } = setup();
+    const n = 20_000;
+    const items = Array.from({ length: n }, (_, i) => pod(`p${i}`, String(i + 1)));
+    lw.enqueueList(podList(String(n), ...items));
+    let processed = 0;
+    const apply = (deltas: Deltas<Pod>): void => {
+      for (const d of deltas) store.update(d.object as Pod);
+      processed++;
+    };
+    const controller = new Controller<Pod>({
+      queue,
+      listerWatcher: lw,
+      clock,
+      process: apply,
+      ...(mode === 'popBatch' ? { processBatch: (batch: Deltas<Pod>[]) => batch.forEach(apply) } : {}),
+    });
+    const ac = new AbortController();
+    const done = controller.run(ac.signal);
+    await waitFor(() => processed > 0, 'processing to start');
+    let processedAtImmediate = -1;
+    setImmediate(() => (processedAtImmediate = processed));
+    await waitFor(() => controller.hasSynced(), 'the whole list');
+    expect(processedAtImmediate).toBeGreaterThan(0);
+    expect(processedAtImmediate).toBeLessThan(n);
+    ac.abort();
+    await done;
+  });
+});

@@ -5,6 +5,9 @@ import type { Deltas, PopBatchProcessFunc, PopProcessFunc, Queue } from '@kinfor
 import { Reflector } from '@kinformer/reflector';
 import type { ListerWatcher, ReflectorOptions, ReflectorStore, WatchErrorHandler } from '@kinformer/reflector';
 
+/** After this many items processed back to back, the process loop lets the event loop run (I/O, timers). */
+const YIELD_EVERY_ITEMS = 1000;
+
 /** Options of {@link Controller}. */
 export interface ControllerOptions<T extends KubeObject> {
   /** The queue the reflector fills and the controller drains (a `RealFIFO` or a `DeltaFIFO`). */
@@ -58,7 +61,8 @@ export interface ControllerOptions<T extends KubeObject> {
 /**
  * client-go's low-level controller: a {@link Reflector} lists and watches into `queue`, and a process
  * loop pops items and hands them to `process`, one at a time (or in batches with `processBatch` and
- * a `RealFIFO`). Build one per resource; `run` it once.
+ * a `RealFIFO`). Build one per resource; `run` it once. The loop is a task on the event loop, not a
+ * thread: it lets I/O and timers run after every 1000 items it processes back to back.
  */
 export class Controller<T extends KubeObject> {
   readonly #options: ControllerOptions<T>;
@@ -145,10 +149,16 @@ export class Controller<T extends KubeObject> {
     const process = retry ? requeueOnError(o.process) : o.process;
     const processBatch = !retry && typeof queue.popBatch === 'function' ? o.processBatch : undefined;
     const backoff = retry ? new ExponentialBackoff({ initialMs: 10, capMs: 5_000, jitter: 0, clock: this.#clock }) : undefined;
+    // A pop of a non-empty queue settles on a microtask, so a long queue (a relist of a big cluster)
+    // would otherwise be drained without ever letting I/O and timers run.
+    let sinceYield = 0;
     while (!signal.aborted) {
       try {
-        if (processBatch !== undefined) await queue.popBatch!(processBatch, { signal });
-        else await queue.pop(process, { signal });
+        if (processBatch !== undefined) sinceYield += (await queue.popBatch!(processBatch, { signal })).length;
+        else {
+          await queue.pop(process, { signal });
+          sinceYield++;
+        }
         backoff?.reset();
       } catch (err) {
         if (isKinformerError(err, ErrorCodes.FIFO_CLOSED)) return;
@@ -158,6 +168,10 @@ export class Controller<T extends KubeObject> {
         await this.#clock.sleep(backoff!.next(), signal);
       }
       this.#checkSynced();
+      if (sinceYield >= YIELD_EVERY_ITEMS) {
+        sinceYield = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
   }
 

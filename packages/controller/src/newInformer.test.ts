@@ -2,7 +2,7 @@ import { DeletedFinalStateUnknown, FakeClock } from '@kinformer/core';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { newIndexerInformer, newInformer } from './newInformer.js';
 import type { ResourceEventHandler } from './resourceEventHandler.js';
-import { keyOf, noBackoff, pod, podList, waitFor } from './testSupport.test.helpers.js';
+import { keyOf, noBackoff, pod, podList, settle, waitFor } from './testSupport.test.helpers.js';
 import type { Pod } from './testSupport.test.helpers.js';
 
 type Event = { type: 'add' | 'update' | 'delete'; key: string; rv?: string | undefined; oldRv?: string | undefined; initial?: boolean; tombstone?: boolean };
@@ -305,6 +305,99 @@ describe('newIndexerInformer', () => {
     (await lw.nextWatch()).modify(pod('b', '11', 'default', onNode('n1')));
     await waitFor(() => indexer.byIndex('byNode', 'n1').length === 2, 'b to move to n1');
     expect(indexer.byIndex('byNode', 'n2')).toEqual([]);
+    ac.abort();
+    await done;
+  });
+});
+
+// The store is the queue's knownObjects: a relist (replace) and a resync read it to decide what to
+// delete and what to re-deliver. While an async handler is awaited, the rest of the popped batch must
+// already be in the store, or those decisions are made against a stale cache (client-go holds the
+// FIFO lock while processing, so replace/resync never see a half-applied batch).
+describe('newInformer with an async handler', () => {
+  function gate(): { wait: Promise<void>; release: () => void } {
+    let release!: () => void;
+    const wait = new Promise<void>((resolve) => (release = resolve));
+    return { wait, release };
+  }
+
+  it('detects a deletion by a relist that happens while the handler awaits (no stale object left in the store)', async () => {
+    const clock = new FakeClock();
+    const lw = new FakeListerWatcher<Pod>().enqueueList(
+      podList('10', pod('a', '1'), pod('b', '1')),
+      podList('20', pod('a', '1')), // b was deleted while the watch was down
+    );
+    const events: Event[] = [];
+    const record = recorder(events);
+    const g = gate();
+    let waiting = false;
+    const { store, controller } = newInformer<Pod>(
+      lw,
+      {
+        ...record,
+        onAdd: async (obj, initial) => {
+          void record.onAdd?.(obj, initial);
+          if (obj.metadata?.name === 'a') {
+            waiting = true;
+            await g.wait;
+          }
+        },
+      },
+      { clock, reflectorOptions: { backoff: noBackoff } },
+    );
+    const ac = new AbortController();
+    const done = controller.run(ac.signal);
+    await waitFor(() => waiting, 'the handler to wait on a');
+    (await lw.nextWatch()).error({ code: 410, reason: 'Expired', message: 'too old resource version' });
+    await lw.nextWatch(); // the relist happened (and was queued) while the handler waits
+    g.release();
+    await waitFor(() => events.some((e) => e.type === 'delete'), 'the delete of b');
+    await waitFor(() => store.listKeys().length === 1, 'the store to hold only a');
+    expect(store.listKeys()).toEqual(['default/a']);
+    expect(events.filter((e) => e.type === 'delete')).toEqual([{ type: 'delete', key: 'default/b', tombstone: true }]);
+    ac.abort();
+    await done;
+  });
+
+  it('never moves the store (or the handler) back to an older version when a resync happens while the handler awaits', async () => {
+    const clock = new FakeClock();
+    const lw = new FakeListerWatcher<Pod>().enqueueList(
+      podList('10', pod('a', '1'), pod('b', '1')),
+      podList('20', pod('a', '2'), pod('b', '2')),
+    );
+    const events: Event[] = [];
+    const record = recorder(events);
+    const g = gate();
+    let waiting = false;
+    const { store, controller } = newInformer<Pod>(
+      lw,
+      {
+        ...record,
+        onUpdate: async (oldObj, newObj) => {
+          void record.onUpdate?.(oldObj, newObj);
+          if (newObj.metadata?.name === 'a' && newObj.metadata.resourceVersion === '2' && !waiting) {
+            waiting = true;
+            await g.wait;
+          }
+        },
+      },
+      { clock, resyncPeriodMs: 1000, reflectorOptions: { backoff: noBackoff } },
+    );
+    const ac = new AbortController();
+    const done = controller.run(ac.signal);
+    await waitFor(() => events.length === 2, 'the initial adds');
+    (await lw.nextWatch()).error({ code: 410, reason: 'Expired', message: 'too old resource version' });
+    await lw.nextWatch(); // the relist is queued, and the new watch loop's resync timer runs
+    await waitFor(() => waiting, 'the handler to wait on a@2'); // a@2 and b@2 were popped in one batch
+    await clock.tick(1000); // a resync while the handler waits
+    g.release();
+    await waitFor(() => events.filter((e) => e.type === 'update').length === 4, 'the relist and resync updates');
+    await settle();
+    for (const e of events.filter((x) => x.type === 'update')) expect(Number(e.rv)).toBeGreaterThanOrEqual(Number(e.oldRv));
+    expect(store.list().map((o) => [keyOf(o), o.metadata?.resourceVersion]).sort()).toEqual([
+      ['default/a', '2'],
+      ['default/b', '2'],
+    ]);
     ac.abort();
     await done;
   });

@@ -3,11 +3,11 @@ import type { Indexer, Indexers, Store } from '@kinformer/cache';
 import { deletionHandlingMetaNamespaceKeyFunc } from '@kinformer/core';
 import type { Clock, KeyFunc, KubeObject, Logger } from '@kinformer/core';
 import { DeltaFIFO, RealFIFO } from '@kinformer/delta-fifo';
-import type { Deltas, PopBatchProcessFunc, Queue, TransformFunc } from '@kinformer/delta-fifo';
+import type { Queue, TransformFunc } from '@kinformer/delta-fifo';
 import type { ListerWatcher, WatchErrorHandler } from '@kinformer/reflector';
 import { Controller } from './controller.js';
 import type { ControllerOptions } from './controller.js';
-import { processDeltas } from './processDeltas.js';
+import { processDeltas, processDeltasBatch } from './processDeltas.js';
 import type { ResourceEventHandler } from './resourceEventHandler.js';
 
 /** Which queue sits between the reflector and the store. */
@@ -42,8 +42,9 @@ export interface IndexerInformerOptions<T extends KubeObject> extends InformerOp
 /**
  * client-go's `NewInformer`: a store kept in sync with the server and a {@link Controller} that fills
  * it and calls `handler` — synchronously, on the controller's process loop, after the store was
- * written (there is no per-handler buffering: a slow handler delays the store; an async handler is
- * awaited before the next event). Objects are keyed by `deletionHandlingMetaNamespaceKeyFunc`.
+ * written (there is no per-handler buffering: a slow handler delays the next pop; an async handler is
+ * awaited before the next event, while the rest of the popped batch is already in the store, see
+ * {@link processDeltas}). Objects are keyed by `deletionHandlingMetaNamespaceKeyFunc`.
  * The store is for reading: only the controller writes it. Start it with `controller.run(signal)`;
  * a handler that throws stops it and makes `run` reject (see {@link Controller.run}).
  */
@@ -84,7 +85,7 @@ function buildController<T extends KubeObject>(
     queue,
     listerWatcher,
     process: (deltas, isInInitialList) => processDeltas(handler, store, deltas, isInInitialList),
-    processBatch: processEach((deltas, isInInitialList) => processDeltas(handler, store, deltas, isInInitialList)),
+    processBatch: (batch, isInInitialList) => processDeltasBatch(handler, store, batch, isInInitialList),
     ...(options.resyncPeriodMs === undefined ? {} : { fullResyncPeriodMs: options.resyncPeriodMs }),
     ...(options.objectType === undefined ? {} : { objectType: options.objectType }),
     ...(options.name === undefined ? {} : { name: options.name }),
@@ -122,26 +123,4 @@ function newQueue<T extends KubeObject>(
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   };
   return kind === 'DeltaFIFO' ? new DeltaFIFO<T>({ ...common, emitDeltaTypeReplaced: true }) : new RealFIFO<T>(common);
-}
-
-/** A batch function that processes each item in order (awaiting async ones), as `pop` would. */
-function processEach<T>(process: (deltas: Deltas<T>, isInInitialList: boolean) => void | Promise<void>): PopBatchProcessFunc<T> {
-  return (batch, isInInitialList) => {
-    for (let i = 0; i < batch.length; i++) {
-      const result = process(batch[i]!, isInInitialList);
-      if (result !== undefined) return finishAsync(result, batch, i + 1, process, isInInitialList);
-    }
-    return undefined;
-  };
-}
-
-async function finishAsync<T>(
-  pending: Promise<void>,
-  batch: Deltas<T>[],
-  from: number,
-  process: (deltas: Deltas<T>, isInInitialList: boolean) => void | Promise<void>,
-  isInInitialList: boolean,
-): Promise<void> {
-  await pending;
-  for (let i = from; i < batch.length; i++) await process(batch[i]!, isInInitialList);
 }

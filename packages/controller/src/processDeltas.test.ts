@@ -1,7 +1,8 @@
-import { newStore } from '@kinformer/cache';
+import { newIndexer, newStore } from '@kinformer/cache';
 import { DeletedFinalStateUnknown } from '@kinformer/core';
+import { DeltaFIFO } from '@kinformer/delta-fifo';
 import type { Deltas } from '@kinformer/delta-fifo';
-import { processDeltas } from './processDeltas.js';
+import { processDeltas, processDeltasBatch } from './processDeltas.js';
 import type { ResourceEventHandler } from './resourceEventHandler.js';
 import { filteringResourceEventHandler } from './resourceEventHandler.js';
 import { keyOf, pod } from './testSupport.test.helpers.js';
@@ -93,11 +94,67 @@ describe('processDeltas', () => {
     ], false);
     expect(result).toBeInstanceOf(Promise);
     await Promise.resolve();
-    expect(log).toEqual(['start default/a']);
-    expect(store.get(pod('b', '1'))).toBeUndefined(); // the second delta waits
+    expect(log).toEqual(['start default/a']); // b's handler waits for a's…
+    expect(store.get(pod('b', '1'))).toBeDefined(); // …but b is in the store already (see the next test)
     release();
     await result;
     expect(log).toEqual(['start default/a', 'end default/a', 'start default/b', 'end default/b']);
+  });
+
+  // The queue reads the store (its knownObjects) on resync: a delta popped but not yet in the store
+  // while a handler is awaited would be re-delivered from the stale cache and overwrite the newer one.
+  it('never lets a resync during an async handler move the store back to an older version (DeltaFIFO)', async () => {
+    const store = newStore<Pod>();
+    const fifo = new DeltaFIFO<Pod>({ knownObjects: store });
+    const log: Event[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const handler = recorder(log, {
+      onUpdate: async (oldObj, newObj) => {
+        log.push(['update', keyOf(newObj), oldObj.metadata?.resourceVersion, newObj.metadata?.resourceVersion]);
+        if (newObj.metadata?.resourceVersion === '2') await gate;
+      },
+    });
+    fifo.add(pod('a', '1'));
+    await fifo.pop((deltas, initial) => processDeltas(handler, store, deltas, initial));
+    fifo.update(pod('a', '2'));
+    fifo.update(pod('a', '3')); // one key: popped as one item [Updated@2, Updated@3]
+    const popping = fifo.pop((deltas, initial) => processDeltas(handler, store, deltas, initial));
+    await Promise.resolve();
+    fifo.resync(); // while the handler of a@2 is awaited
+    release();
+    await popping;
+    while (fifo.length() > 0) await fifo.pop((deltas, initial) => processDeltas(handler, store, deltas, initial));
+    expect(store.get(pod('a', ''))?.metadata?.resourceVersion).toBe('3');
+    expect(log).toEqual([
+      ['add', 'default/a', '1', false],
+      ['update', 'default/a', '1', '2'],
+      ['update', 'default/a', '2', '3'],
+      ['update', 'default/a', '3', '3'], // the resync re-delivers the newest version
+    ]);
+  });
+
+  it('still calls the handlers of the deltas before a failing store write, then throws its error', async () => {
+    const store = newIndexer<Pod>(undefined, { poison: (obj) => {
+      if (obj.spec?.note === 'poison') throw new Error('poisoned');
+      return [];
+    } });
+    const log: string[] = [];
+    const handler: ResourceEventHandler<Pod> = {
+      onAdd: async (obj) => {
+        await Promise.resolve();
+        log.push(keyOf(obj));
+      },
+    };
+    const result = processDeltasBatch(handler, store, [
+      [{ type: 'Added', object: pod('a', '1') }],
+      [{ type: 'Added', object: pod('b', '1') }],
+      [{ type: 'Added', object: pod('c', '1', 'default', { spec: { note: 'poison' } }) }],
+      [{ type: 'Added', object: pod('d', '1') }],
+    ], false);
+    await expect(result).rejects.toMatchObject({ code: 'ERR_INDEX_FUNC' });
+    expect(log).toEqual(['default/a', 'default/b']);
+    expect(store.listKeys().sort()).toEqual(['default/a', 'default/b']);
   });
 
   it('stops at the first handler error and propagates it (sync and async)', async () => {

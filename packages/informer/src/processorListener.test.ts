@@ -116,6 +116,59 @@ describe('ProcessorListener', () => {
   });
 });
 
+describe('ProcessorListener isolation', () => {
+  it('counts a handler whose returned value has a throwing `then` as failed, and keeps delivering', async () => {
+    const counters = { dispatched: 0, errors: 0 };
+    const seen: string[] = [];
+    const l = new ProcessorListener<Pod>(
+      {
+        onAdd: (obj) => {
+          seen.push(obj.metadata?.name ?? '');
+          if (obj.metadata?.name !== 'a') return undefined;
+          return Object.defineProperty({}, 'then', {
+            get() {
+              throw new Error('hostile thenable');
+            },
+          }) as Promise<void>;
+        },
+      },
+      { name: 'h', logger: silent, counters, requestedResyncPeriodMs: 0, resyncPeriodMs: 0, now: 0, onInitialListProcessed: () => undefined },
+    );
+    l.start();
+    l.add(add('a'));
+    l.add(add('b'));
+    await waitFor(() => seen.length === 2, 'both notifications');
+    await settle();
+    expect(seen).toEqual(['a', 'b']);
+    expect(counters).toEqual({ dispatched: 2, errors: 1 });
+  });
+
+  it('logs a throwing initial-list callback and keeps delivering', async () => {
+    const { logger, lines } = capturingLogger('error');
+    const seen: string[] = [];
+    const l = new ProcessorListener<Pod>(
+      { onAdd: (obj) => void seen.push(obj.metadata?.name ?? '') },
+      {
+        name: 'h',
+        logger,
+        counters: { dispatched: 0, errors: 0 },
+        requestedResyncPeriodMs: 0,
+        resyncPeriodMs: 0,
+        now: 0,
+        onInitialListProcessed: () => {
+          throw new Error('observer failed');
+        },
+      },
+    );
+    l.start();
+    l.add(add('a', true));
+    l.add(add('b'));
+    await waitFor(() => seen.length === 2, 'both notifications');
+    expect(l.initialListProcessed()).toBe(true);
+    expect(lines).toEqual([expect.objectContaining({ err: expect.objectContaining({ message: 'observer failed' }) })]);
+  });
+});
+
 describe('SharedProcessor', () => {
   // client-go TestListenerResyncPeriods, at the processor level: shouldResync marks exactly the due listeners.
   it('marks only the listeners whose resync is due, and schedules their next one', () => {

@@ -148,10 +148,15 @@ export class ProcessorListener<T> {
     }
   }
 
-  /** Calls the handler. Returns a promise (that never rejects) only when the handler returned one. */
+  /**
+   * Calls the handler. Returns a promise (that never rejects) only when the handler returned one.
+   * Never throws: whatever the handler does (throw, reject, return a hostile thenable) is a failure
+   * of that one notification.
+   */
   #invoke(notification: Notification<T>): Promise<void> | undefined {
-    let result: unknown;
+    let pending: PromiseLike<unknown>;
     try {
+      let result: unknown;
       switch (notification.type) {
         case 'add':
           result = this.handler.onAdd?.(notification.obj, notification.isInInitialList);
@@ -163,16 +168,17 @@ export class ProcessorListener<T> {
           result = this.handler.onDelete?.(notification.obj);
           break;
       }
+      if (!isPromiseLike(result)) {
+        this.#done(notification);
+        return undefined;
+      }
+      pending = result;
     } catch (err) {
       this.#failed(notification, err);
       this.#done(notification);
       return undefined;
     }
-    if (!isPromiseLike(result)) {
-      this.#done(notification);
-      return undefined;
-    }
-    return Promise.resolve(result).then(
+    return Promise.resolve(pending).then(
       () => this.#done(notification),
       (err: unknown) => {
         this.#failed(notification, err);
@@ -181,11 +187,16 @@ export class ProcessorListener<T> {
     );
   }
 
+  /** Counts a handled notification. Never throws. */
   #done(notification: Notification<T>): void {
     this.dispatched++;
     this.#counters.dispatched++;
     if (notification.type === 'add' && notification.isInInitialList && --this.#pendingInitial === 0) {
-      this.#onInitialListProcessed();
+      try {
+        this.#onInitialListProcessed();
+      } catch (err) {
+        this.#logger.error({ err, handler: this.name }, 'initial-list observer failed');
+      }
     }
   }
 

@@ -98,3 +98,45 @@ describe('waitForCacheSync', () => {
     await expect(wait).resolves.toBe(false);
   });
 });
+
+describe('waitForCacheSync with a hasSynced function that throws', () => {
+  it('rejects with the error, also when it throws on a later check, and leaves the informer and its handlers unharmed', async () => {
+    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
+    const informer = new SharedIndexInformer<Pod>(lw, { clock: new FakeClock() });
+    const added: string[] = [];
+    const reg = informer.addEventHandler({ onAdd: (obj) => void added.push(obj.metadata?.name ?? '') });
+    const boom = new Error('broken hasSynced');
+    let calls = 0;
+    const flaky = (): boolean => {
+      if (++calls > 1) throw boom; // fine at the first check, throws when the informer's sync wakes the wait
+      return false;
+    };
+    const ac = new AbortController();
+    const wait = track(waitForCacheSync(ac.signal, reg.hasSynced, flaky));
+    const done = informer.run(ac.signal);
+    await waitFor(() => wait.settled(), 'the wait to settle');
+    await expect(wait.promise).rejects.toBe(boom);
+    // The check ran inside the handler's listener: its later events are still delivered.
+    (await lw.nextWatch()).add(pod('b', '11'));
+    await waitFor(() => added.length === 2, 'the add of b');
+    expect(added).toEqual(['a', 'b']);
+    expect(reg.hasSynced()).toBe(true);
+    ac.abort();
+    await done;
+  });
+
+  it('rejects (instead of throwing in a timer) when a polled function throws', async () => {
+    const clock = new FakeClock();
+    const boom = new Error('broken poll');
+    let calls = 0;
+    const wait = track(
+      waitForCacheSync({ signal: new AbortController().signal, clock }, () => {
+        if (++calls > 1) throw boom;
+        return false;
+      }),
+    );
+    await clock.tick(100);
+    await expect(wait.promise).rejects.toBe(boom);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+});

@@ -25,6 +25,7 @@ export type SyncWaitOutcome = 'synced' | 'aborted' | 'stopped';
  * - Resolves `true` once all are true (checked immediately, then whenever one may have changed).
  * - Resolves `false` when `signal` aborts first, or when an informer (or a removed registration) that
  *   has not synced stopped, since it never will.
+ * - Rejects with whatever a `hasSynced` function throws (the informers are not affected).
  * - Rejects with a `KinformerError` `ERR_CACHE_SYNC_FAILED` when an informer that has not synced
  *   cannot sync because the server refuses its list (401/403/404/400): `cause` is the server's error
  *   (`ERR_UNAUTHORIZED`, `ERR_FORBIDDEN`, `ERR_NOT_FOUND`, `ERR_BAD_REQUEST`) and `status`/`httpStatus`
@@ -66,8 +67,18 @@ export function awaitSync(hasSynced: readonly InformerSynced[], options: WaitFor
       settle();
     };
 
+    // Runs in an abort listener, a timer, or inside an informer (a listener's drain loop, the
+    // reflector's error path): it must never throw, so a throwing hasSynced rejects the wait.
     function check(): void {
       if (settled) return;
+      try {
+        evaluate();
+      } catch (err) {
+        if (!settled) finish(() => reject(err instanceof Error ? err : new Error(`hasSynced threw ${String(err)}`, { cause: err })));
+      }
+    }
+
+    function evaluate(): void {
       let allSynced = true;
       let stopped = false;
       for (let i = 0; i < hasSynced.length; i++) {
