@@ -50,6 +50,10 @@ export class ProcessorListener<T> {
   syncing = true;
   /** Notifications handled (successfully or not). */
   dispatched = 0;
+  /** Total time spent in this handler (until its promise settled, for async handlers), ms. */
+  busyMs = 0;
+  /** The longest single handler call, ms. */
+  maxLatencyMs = 0;
   /** Notifications whose handler threw or rejected. */
   errors = 0;
 
@@ -155,6 +159,7 @@ export class ProcessorListener<T> {
    */
   #invoke(notification: Notification<T>): Promise<void> | undefined {
     let pending: PromiseLike<unknown>;
+    const start = performance.now();
     try {
       let result: unknown;
       switch (notification.type) {
@@ -169,26 +174,29 @@ export class ProcessorListener<T> {
           break;
       }
       if (!isPromiseLike(result)) {
-        this.#done(notification);
+        this.#done(notification, start);
         return undefined;
       }
       pending = result;
     } catch (err) {
       this.#failed(notification, err);
-      this.#done(notification);
+      this.#done(notification, start);
       return undefined;
     }
     return Promise.resolve(pending).then(
-      () => this.#done(notification),
+      () => this.#done(notification, start),
       (err: unknown) => {
         this.#failed(notification, err);
-        this.#done(notification);
+        this.#done(notification, start);
       },
     );
   }
 
   /** Counts a handled notification. Never throws. */
-  #done(notification: Notification<T>): void {
+  #done(notification: Notification<T>, start: number): void {
+    const latency = performance.now() - start;
+    this.busyMs += latency;
+    if (latency > this.maxLatencyMs) this.maxLatencyMs = latency;
     this.dispatched++;
     this.#counters.dispatched++;
     if (notification.type === 'add' && notification.isInInitialList && --this.#pendingInitial === 0) {

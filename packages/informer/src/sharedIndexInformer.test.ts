@@ -558,6 +558,26 @@ describe('SharedIndexInformer', () => {
     expect(other.isStopped()).toBe(true);
   });
 
+  it('measures each handler’s latency: time spent and the longest call', async () => {
+    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
+    const informer = new SharedIndexInformer<Pod>(lw, { clock: new FakeClock() });
+    const spin = (ms: number): void => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    informer.addEventHandler({ onAdd: (obj) => spin(obj.metadata?.name === 'slow' ? 4 : 0) }, { name: 'slow' });
+    informer.addEventHandler({ onAdd: () => undefined }, { name: 'fast' });
+    const { ac, done } = run(informer);
+    (await lw.nextWatch()).add(pod('quick', '11')).add(pod('slow', '12'));
+    await waitFor(() => informer.stats().handlers.every((h) => h.dispatched === 2), 'both events handled');
+    const [slow, fast] = informer.stats().handlers;
+    expect(slow!.maxLatencyMs).toBeGreaterThanOrEqual(4);
+    expect(slow!.busyMs).toBeGreaterThanOrEqual(slow!.maxLatencyMs);
+    expect(fast!.maxLatencyMs).toBeLessThan(slow!.maxLatencyMs);
+    ac.abort();
+    await done;
+  });
+
   // client-go TestEventPanics, adapted: a failing handler is logged with the key and counted; its next event is handled.
   it('logs and counts a throwing or rejecting handler and keeps delivering to it and to others', async () => {
     const unhandled: unknown[] = [];

@@ -87,6 +87,10 @@ export interface HandlerStats {
   dispatched: number;
   /** Handler calls that threw or rejected. */
   errors: number;
+  /** Time spent in the handler (until an async handler's promise settled), ms. */
+  busyMs: number;
+  /** The longest single handler call, ms. */
+  maxLatencyMs: number;
   /** The registration's `hasSynced()`. */
   synced: boolean;
   /** The resync period in effect for this handler, ms (0: none). */
@@ -364,6 +368,8 @@ export class SharedIndexInformer<T extends KubeObject> {
         bufferDepth: l.bufferDepth,
         dispatched: l.dispatched,
         errors: l.errors,
+        busyMs: l.busyMs,
+        maxLatencyMs: l.maxLatencyMs,
         synced: this.hasSynced() && l.initialListProcessed(),
         resyncPeriodMs: l.resyncPeriodMs,
       });
