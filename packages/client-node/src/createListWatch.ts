@@ -115,7 +115,7 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
     const details = { resource: this.name, verb: 'list' };
     const path = this.path + listQuery(options, this.selectors);
     this.logger.debug({ path }, 'list');
-    const { res } = await openRequest(this.kubeConfig, { path, accept: this.listAccept, details }, signal);
+    const { res } = await openRequest(this.kubeConfig, { path, accept: this.listAccept, details, keepAlive: true }, signal);
     const httpStatus = res.statusCode ?? 0;
     if (httpStatus < 200 || httpStatus >= 300) throw await this.failure(res, signal, details);
     const { body } = await readBody(res, signal, details);

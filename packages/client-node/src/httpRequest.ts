@@ -17,9 +17,58 @@ export interface RequestTarget {
   accept: string;
   /** Context for errors (resource, verb). Never credentials. */
   details: Record<string, unknown>;
+  /**
+   * Reuse connections between requests (LIST pages): when the KubeConfig's agent is a plain
+   * `http`/`https` agent that does not keep connections alive, a keep-alive twin of it is used
+   * instead (see {@link keepAliveAgentFor}). Default false (watches: one long request each).
+   */
+  keepAlive?: boolean;
 }
 
 const USER_AGENT = 'kinformer (@kinformer/client-node)';
+
+/**
+ * TCP keepalive on every connection, as client-go's dialer sets it (`net.Dialer{KeepAlive: 30s}`):
+ * a connection whose peer vanished (half-open) fails within about a minute instead of hanging a
+ * LIST forever. Watches have the reflector's stall detection on top.
+ */
+export const TCP_KEEPALIVE_MS = 30_000;
+/** How long an idle keep-alive connection waits in the pool for the next LIST request. */
+export const IDLE_CONNECTION_TIMEOUT_MS = 5_000;
+/** Retries of a request whose reused idle connection turned out to be closed by the server. */
+const STALE_CONNECTION_RETRIES = 2;
+
+/** The keep-alive twin of each plain agent client-node handed out (client-node caches one per cluster/user). */
+const keepAliveTwins = new WeakMap<http.Agent, http.Agent>();
+
+/**
+ * The agent to use for requests that should share connections. client-node builds a plain
+ * `https.Agent` (or `http.Agent`) per cluster/user without `keepAlive`, so every request opens a
+ * new TCP and TLS connection: a list in 10 pages made 10 handshakes. For such an agent this returns
+ * (and caches) an agent with the same TLS options and `keepAlive: true`, whose idle connections close
+ * after {@link IDLE_CONNECTION_TIMEOUT_MS}. Any other agent (a proxy agent, one that already keeps
+ * alive, a subclass) is returned unchanged.
+ */
+export function keepAliveAgentFor(agent: unknown): unknown {
+  if (!(agent instanceof http.Agent)) return agent;
+  const type = agent.constructor;
+  if (type !== http.Agent && type !== https.Agent) return agent;
+  const { keepAlive, options } = agent as unknown as { keepAlive?: boolean; options?: https.AgentOptions };
+  if (keepAlive === true) return agent;
+  let twin = keepAliveTwins.get(agent);
+  if (twin === undefined) {
+    const twinOptions: https.AgentOptions = {
+      ...options,
+      keepAlive: true,
+      keepAliveMsecs: TCP_KEEPALIVE_MS,
+      timeout: IDLE_CONNECTION_TIMEOUT_MS,
+      scheduling: 'lifo',
+    };
+    twin = type === https.Agent ? new https.Agent(twinOptions) : new http.Agent(twinOptions);
+    keepAliveTwins.set(agent, twin);
+  }
+  return twin;
+}
 
 interface ServerBase {
   https: boolean;
@@ -58,6 +107,10 @@ function serverBase(kc: KubeConfig, details: Record<string, unknown>): ServerBas
  * `skipTLSVerify`, `tlsServerName`, and the agent (client-node caches one per cluster/user, with
  * the proxy of `proxyUrl` when set). It is called per request, so rotated tokens are picked up.
  *
+ * Every connection gets TCP keepalive ({@link TCP_KEEPALIVE_MS}). With `target.keepAlive`, idle
+ * connections are reused (see {@link keepAliveAgentFor}); a request whose reused connection turns out
+ * to be closed before any answer is sent again on a fresh one.
+ *
  * Resolves once the response headers arrived (any status). Rejects with `ERR_ABORTED` when
  * `signal` aborts first (the request is destroyed), `ERR_CONNECTION` when the connection fails
  * before an answer (refused, reset, DNS, TLS) or the KubeConfig cannot produce credentials, and
@@ -87,40 +140,55 @@ export async function openRequest(kc: KubeConfig, target: RequestTarget, signal:
   options.hostname = base.hostname;
   if (base.port !== '') options.port = base.port;
   options.path = base.basePath + target.path;
+  if (target.keepAlive === true) options.agent = keepAliveAgentFor(options.agent) as https.Agent;
 
   return new Promise<OpenedRequest>((resolve, reject) => {
     let settled = false;
-    const req = (base.https ? https : http).request(options);
+    let retries = 0;
+    let current: ClientRequest | undefined;
     const onAbort = (): void => {
       if (settled) return;
       settled = true;
-      req.destroy();
+      current?.destroy();
       reject(abortError(signal));
     };
+    const send = (): void => {
+      const req = (base.https ? https : http).request(options);
+      current = req;
+      req.on('socket', (socket) => socket.setKeepAlive(true, TCP_KEEPALIVE_MS));
+      req.once('response', (res) => {
+        if (settled || req !== current) {
+          res.destroy();
+          return;
+        }
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        resolve({ req, res });
+      });
+      // Stays attached for the request's life: errors after the response (a reset mid-body) also
+      // reach the response, where the body readers handle them.
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (settled || req !== current) return;
+        if (req.reusedSocket && retries < STALE_CONNECTION_RETRIES) {
+          // The server closed the idle connection as we reused it: nothing was answered, so the GET
+          // is sent again on a fresh connection (Go's transport does the same).
+          retries++;
+          send();
+          return;
+        }
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        reject(
+          new KinformerError(ErrorCodes.CONNECTION, `could not reach the API server at ${base.hostname}: ${err.message}`, {
+            cause: err,
+            details: err.code === undefined ? target.details : { ...target.details, errno: err.code },
+          }),
+        );
+      });
+      req.end();
+    };
     signal.addEventListener('abort', onAbort, { once: true });
-    req.once('response', (res) => {
-      signal.removeEventListener('abort', onAbort);
-      if (settled) {
-        res.destroy();
-        return;
-      }
-      settled = true;
-      resolve({ req, res });
-    });
-    // Stays attached for the request's life: errors after the response (a reset mid-body) also
-    // reach the response, where the body readers handle them.
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      reject(
-        new KinformerError(ErrorCodes.CONNECTION, `could not reach the API server at ${base.hostname}: ${err.message}`, {
-          cause: err,
-          details: err.code === undefined ? target.details : { ...target.details, errno: err.code },
-        }),
-      );
-    });
-    req.end();
+    send();
   });
 }
 

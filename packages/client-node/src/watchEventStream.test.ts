@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import { ErrorCodes, KinformerError, type KubeObject } from '@kinformer/core';
 import type { WatchEvent } from '@kinformer/reflector';
@@ -291,6 +292,21 @@ describe('WatchEventStream lifecycle', () => {
     expect(seen).toEqual(['ADDED', 'MODIFIED']);
     expect(src.destroyed).toBe(true);
     expect(listeners()).toBe(0);
+  });
+
+  it('keeps its chunk queue bounded when the consumer stays one chunk behind for a long watch', async () => {
+    // A consumer that never quite catches up never empties the queue; the queue must still not grow by
+    // one slot per chunk for the life of the watch.
+    const src = Object.assign(new EventEmitter(), { pause() {}, resume() {}, destroy() {} });
+    const s = stream(src as unknown as Readable);
+    const it = s[Symbol.asyncIterator]();
+    const chunk = Buffer.from(line('ADDED', pod('a', '1')));
+    src.emit('data', chunk);
+    for (let i = 0; i < 10_000; i++) {
+      src.emit('data', chunk);
+      expect((await it.next()).done).toBe(false);
+    }
+    expect((s as unknown as { queue: unknown[] }).queue.length).toBeLessThan(2100);
   });
 
   it('pauses the source while more than 1 MiB waits to be decoded, and resumes when the consumer reads', async () => {

@@ -240,6 +240,11 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
         }
         const next = this.queue[this.queueHead];
         this.queue[this.queueHead++] = undefined;
+        if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+          // A consumer that never fully catches up never empties the queue: drop the consumed slots.
+          this.queue = this.queue.slice(this.queueHead);
+          this.queueHead = 0;
+        }
         if (next === undefined) continue;
         this.queuedBytes -= next.length;
         this.chunk = chunk = next;

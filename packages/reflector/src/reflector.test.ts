@@ -1216,6 +1216,109 @@ describe('Reflector: resourceVersion diagnostics', () => {
   });
 });
 
+describe('Reflector: review fixes (client-go handleAnyWatch details)', () => {
+  it('moves the resourceVersion past an event the store rejected, and applies the next one', async () => {
+    // client-go handleAnyWatch: a store error is logged, then setLastSyncResourceVersion runs anyway.
+    const h = harness();
+    const update = h.store.update.bind(h.store);
+    h.store.update = (obj: Pod): void => {
+      if (obj.metadata?.name === 'bad') throw new Error('the store is unhappy');
+      update(obj);
+    };
+    h.lw.enqueueList(podList('10'));
+    void h.start();
+    const w1 = await h.lw.nextWatch();
+    w1.modify(pod('bad', '11'));
+    await h.lw.waitFor(() => h.reflector.stats().events === 1 && w1.pending === 0, 'the rejected event');
+    await flush();
+    expect(h.reflector.lastSyncResourceVersion()).toBe('11');
+    expect(h.store.rvUpdates).toEqual(['11']);
+    w1.modify(pod('good', '12'));
+    await h.clock.tick(1000);
+    w1.close();
+    const w2 = await h.lw.nextWatch();
+    expect(w2.options.resourceVersion).toBe('12');
+    expect(h.store.ops).toEqual(['replace 0@10', 'update default/good@12']);
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.stop();
+  });
+
+  it('still moves the resourceVersion when store.bookmark or updateResourceVersion throws', async () => {
+    const h = harness();
+    h.store.bookmark = (): void => {
+      throw new Error('no bookmarks today');
+    };
+    h.store.updateResourceVersion = (): void => {
+      throw new Error('no versions today');
+    };
+    h.lw.enqueueList(podList('10'));
+    void h.start();
+    const w = await h.lw.nextWatch();
+    w.bookmark('15');
+    await h.lw.waitFor(() => h.reflector.stats().bookmarks === 1 && w.pending === 0, 'the bookmark');
+    await flush();
+    expect(h.reflector.lastSyncResourceVersion()).toBe('15');
+    w.add(pod('a', '16'));
+    await h.lw.waitFor(() => h.store.ops.length === 2, 'the add after the bookmark');
+    expect(h.reflector.lastSyncResourceVersion()).toBe('16');
+    await h.stop();
+  });
+
+  it('treats a watch whose only events were skipped for their type as very short, and relists after a backoff', async () => {
+    // client-go counts only events it handled (eventCount) when deciding on VeryShortWatchError.
+    const h = harness({ expectedType: { apiVersion: 'v1', kind: 'Pod' } });
+    h.lw.enqueueList(podList('1'), podList('2'));
+    void h.start();
+    const w = await h.lw.nextWatch();
+    w.push({
+      type: 'ADDED',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 's', namespace: 'default', resourceVersion: '2' },
+      },
+    }).close();
+    await h.backoffCalls(1);
+    expect(h.reflector.stats()).toMatchObject({ skipped: 1, veryShortWatches: 1 });
+    await h.clock.tick(h.backoff.delays[0]);
+    await h.lw.waitFor(() => h.lw.listCalls.length === 2, 'the relist');
+    await h.stop();
+  });
+
+  it('closes a watch stream that a ListerWatcher ignoring its signal hands over after the run was stopped', async () => {
+    const clock = new FakeClock();
+    let handOver: ((stream: AsyncIterable<WatchEvent<Pod>>) => void) | undefined;
+    let returned = 0;
+    const lateStream: AsyncIterable<WatchEvent<Pod>> = {
+      [Symbol.asyncIterator]: () => ({
+        next: () => new Promise(() => undefined),
+        return: () => {
+          returned++;
+          return Promise.resolve({ done: true, value: undefined });
+        },
+      }),
+    };
+    const stubborn: ListerWatcher<Pod> = {
+      list: () => Promise.resolve(podList('1')),
+      watch: () =>
+        new Promise((resolve) => {
+          handOver = resolve;
+        }),
+    };
+    const reflector = new Reflector<Pod>(stubborn, new RecordingStore(), { clock });
+    const controller = new AbortController();
+    const done = reflector.run(controller.signal);
+    for (let i = 0; i < 50 && handOver === undefined; i++) await flush();
+    expect(handOver).toBeDefined();
+    controller.abort();
+    await done;
+    handOver?.(lateStream);
+    await flush();
+    expect(returned).toBe(1);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+});
+
 describe('FakeListerWatcher', () => {
   it('records every call in order with a copy of its options', async () => {
     const lw = new FakeListerWatcher<Pod>();

@@ -747,11 +747,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
     w.unlink = () => signal.removeEventListener('abort', onAbort);
     w.stall = this.armStallTimer(w);
     let iterable: AsyncIterable<WatchEvent<T>> | typeof ABORTED;
+    let request: Promise<AsyncIterable<WatchEvent<T>>> | undefined;
     try {
-      iterable = await raceAbort(
-        this.listerWatcher.watch(options, { signal: controller.signal }),
-        controller.signal,
-      );
+      request = this.listerWatcher.watch(options, { signal: controller.signal });
+      iterable = await raceAbort(request, controller.signal);
     } catch (err) {
       const reason = w.stopReason;
       this.closeWatch(w);
@@ -761,6 +760,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
     if (iterable === ABORTED) {
       const reason = w.stopReason;
       this.closeWatch(w);
+      // A ListerWatcher that ignores its signal may still hand over a stream: close it when it does.
+      request.then(closeLateStream, noop);
       if (reason === 'stalled') throw stalledError(options);
       return undefined;
     }
@@ -857,7 +858,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
         w.lastDeliveryAt = now;
         w.events++;
         this.lastEventAt = now;
-        count++;
         this.counters.events++;
 
         const event = next.value;
@@ -892,6 +892,22 @@ export class Reflector<T extends KubeObject = KubeObject> {
           continue;
         }
         const rv = obj.metadata.resourceVersion ?? '';
+        if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED' && type !== 'BOOKMARK') {
+          return {
+            stopped: undefined,
+            error: new KinformerError(
+              ErrorCodes.UNKNOWN_EVENT_TYPE,
+              `unknown watch event type ${JSON.stringify(type)}`,
+              {
+                details: { type, resourceVersion: rv },
+              },
+            ),
+            initialEventsEnd,
+          };
+        }
+        // client-go's eventCount: only events that reached the store count against a very short watch.
+        count++;
+        if (type !== 'ADDED') besidesAdded = true;
         try {
           switch (type) {
             case 'ADDED':
@@ -899,39 +915,33 @@ export class Reflector<T extends KubeObject = KubeObject> {
               break;
             case 'MODIFIED':
               sink.update(obj as T);
-              besidesAdded = true;
               break;
             case 'DELETED':
               sink.delete(obj as T);
-              besidesAdded = true;
               break;
             case 'BOOKMARK':
               this.counters.bookmarks++;
               if (obj.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true')
                 initialEventsEnd = true;
               sink.bookmark(rv);
-              besidesAdded = true;
               break;
-            default:
-              return {
-                stopped: undefined,
-                error: new KinformerError(
-                  ErrorCodes.UNKNOWN_EVENT_TYPE,
-                  `unknown watch event type ${JSON.stringify(type)}`,
-                  {
-                    details: { type, resourceVersion: rv },
-                  },
-                ),
-                initialEventsEnd,
-              };
           }
-          if (propagateRVFromStart || besidesAdded) sink.setResourceVersion(rv);
         } catch (err) {
-          // client-go: store errors are logged, never fatal.
+          // client-go: store errors are logged, never fatal, and the version still moves past the event.
           this.logger.error(
             { err, type, resourceVersion: rv },
             'the store rejected a watch event; continuing',
           );
+        }
+        if (propagateRVFromStart || besidesAdded) {
+          try {
+            sink.setResourceVersion(rv);
+          } catch (err) {
+            this.logger.error(
+              { err, resourceVersion: rv },
+              'the store rejected a resourceVersion update; continuing',
+            );
+          }
         }
         if (exitOnInitialEventsEnd && initialEventsEnd) {
           this.logger.debug(
@@ -1056,6 +1066,16 @@ const EMPTY_ITERATOR: AsyncIterator<never> = {
 
 function noop(): void {
   // nothing to do
+}
+
+/** Closes a watch stream that arrived after its request was given up (stall or abort). */
+function closeLateStream(iterable: AsyncIterable<unknown>): void {
+  try {
+    const done = iterable[Symbol.asyncIterator]().return?.();
+    if (done !== undefined) done.then(noop, noop);
+  } catch {
+    // nothing more can be done; the request's signal was aborted anyway
+  }
 }
 
 /** Resolves with `promise`'s value, or with {@link ABORTED} as soon as `signal` aborts. Removes its listener. */
