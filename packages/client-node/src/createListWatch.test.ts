@@ -4,6 +4,7 @@ import https from 'node:https';
 import { Socket, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { createLogger, ErrorCodes, KinformerError, type LabelSelector } from '@kinformer/core';
 import type { ListerWatcher, WatchEvent } from '@kinformer/reflector';
 import { KubeConfig, type User } from '@kubernetes/client-node';
@@ -651,6 +652,40 @@ describe('createListWatch: aborts and connection failures', () => {
     const lw = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' });
     expect((await rejection(lw.list({}, { signal: controller.signal }))).code).toBe(ErrorCodes.ABORTED);
     expect((await rejection(lw.watch({}, { signal: controller.signal }))).code).toBe(ErrorCodes.ABORTED);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('rejects with ERR_INVALID_OPTION when the server URL does not parse, without printing its user:password', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: 'http://kinformer:hunter2-pa55@[::1', skipTLSVerify: true }],
+      users: [{ name: 'u', token: TOKEN }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const err = await rejection(createListWatch(kc, { version: 'v1', resource: 'pods' }).list({}, ctx()));
+    expect(err.code).toBe(ErrorCodes.INVALID_OPTION);
+    expect(err.message).toBe('the current cluster\'s server is not a URL: "http://***@[::1"');
+    expect(err.cause).toBeInstanceOf(TypeError);
+    expect(err.cause).toMatchObject({ code: 'ERR_INVALID_URL' });
+    expect(err.cause).not.toHaveProperty('input');
+    for (const text of [inspect(err, { depth: 10 }), JSON.stringify(err), err.stack ?? '']) expect(text).not.toContain('hunter2');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('rejects with ERR_CONNECTION when the proxy URL does not parse, without printing its user:password', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: server.url, proxyUrl: 'http://proxy-user:hunter2-pa55@[::1', skipTLSVerify: true }],
+      users: [{ name: 'u', token: TOKEN }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const err = await rejection(createListWatch(kc, { version: 'v1', resource: 'pods' }).list({}, ctx()));
+    expect(err.code).toBe(ErrorCodes.CONNECTION);
+    expect(err.cause).toBeInstanceOf(Error);
+    expect(err.cause).not.toHaveProperty('input');
+    for (const text of [inspect(err, { depth: 10 }), JSON.stringify(err), err.stack ?? '']) expect(text).not.toContain('hunter2');
     expect(server.requests).toHaveLength(0);
   });
 

@@ -2,6 +2,7 @@ import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { abortError, ErrorCodes, KinformerError } from '@kinformer/core';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { redactUrl, redactUrlCredentials, sanitizedError } from './redact.js';
 
 /** A request whose response headers have arrived. The body has not been read yet. */
 export interface OpenedRequest {
@@ -85,8 +86,13 @@ function serverBase(kc: KubeConfig, details: Record<string, unknown>): ServerBas
   let url: URL;
   try {
     url = new URL(cluster.server);
-  } catch (cause) {
-    throw new KinformerError(ErrorCodes.INVALID_OPTION, `the current cluster's server is not a URL: ${JSON.stringify(cluster.server)}`, { cause, details });
+  } catch (err) {
+    // The URL may hold `user:password@`: echo it redacted, and never attach the TypeError itself,
+    // whose `input` property repeats the whole URL.
+    throw new KinformerError(ErrorCodes.INVALID_OPTION, `the current cluster's server is not a URL: ${JSON.stringify(redactUrl(cluster.server))}`, {
+      cause: sanitizedError(err),
+      details,
+    });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new KinformerError(ErrorCodes.INVALID_OPTION, `the current cluster's server must be http(s), not ${url.protocol}`, { details });
@@ -125,10 +131,13 @@ export async function openRequest(kc: KubeConfig, target: RequestTarget, signal:
   };
   try {
     await kc.applyToHTTPSOptions(options);
-  } catch (cause) {
+  } catch (err) {
+    // A proxy URL that does not parse throws a TypeError whose `input` holds the URL, credentials
+    // included; a credential plugin's error may hold its output. Only a redacted copy is attached.
+    const cause = sanitizedError(err);
     throw new KinformerError(
       ErrorCodes.CONNECTION,
-      `could not prepare the request from the KubeConfig (credentials, TLS files or proxy): ${cause instanceof Error ? cause.message : String(cause)}`,
+      `could not prepare the request from the KubeConfig (credentials, TLS files or proxy): ${cause.message}`,
       { cause, details: target.details },
     );
   }
@@ -179,7 +188,7 @@ export async function openRequest(kc: KubeConfig, target: RequestTarget, signal:
         settled = true;
         signal.removeEventListener('abort', onAbort);
         reject(
-          new KinformerError(ErrorCodes.CONNECTION, `could not reach the API server at ${base.hostname}: ${err.message}`, {
+          new KinformerError(ErrorCodes.CONNECTION, `could not reach the API server at ${base.hostname}: ${redactUrlCredentials(err.message)}`, {
             cause: err,
             details: err.code === undefined ? target.details : { ...target.details, errno: err.code },
           }),

@@ -170,7 +170,7 @@ describe('KinformerError.fromStatus: every Status example in apiserver-protocol.
     [
       '5.8 500 ServerTimeout',
       '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"The list operation against pods could not be completed at this time, please try again.","reason":"ServerTimeout","details":{"name":"list","kind":"pods","retryAfterSeconds":2},"code":500}',
-      ErrorCodes.INTERNAL,
+      ErrorCodes.TIMEOUT, // not INTERNAL: client-go's IsInternalError is false for ServerTimeout
       500,
       2,
     ],

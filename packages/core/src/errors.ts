@@ -37,11 +37,17 @@ export const ErrorCodes = {
   CONFLICT: 'ERR_CONFLICT',
   /** 422 Invalid. */
   INVALID: 'ERR_INVALID',
-  /** 500 Internal Server Error (InternalError, ServerTimeout). */
+  /**
+   * 500 Internal Server Error: reason `InternalError`, `StorageReadError`, an unknown reason, or none.
+   * (client-go's `IsInternalError` is narrower: only `InternalError` and unknown reasons.)
+   */
   INTERNAL: 'ERR_INTERNAL',
   /** 503 Service Unavailable. */
   SERVICE_UNAVAILABLE: 'ERR_SERVICE_UNAVAILABLE',
-  /** 504 Timeout (other than a too-large resourceVersion). */
+  /**
+   * The server could not answer in time: 504 `Timeout` (other than a too-large resourceVersion), or
+   * 500 `ServerTimeout` (e.g. etcd did not answer a LIST; usually with `retryAfterSeconds`).
+   */
   TIMEOUT: 'ERR_TIMEOUT',
   /** Any other non-2xx answer from the API server. */
   API_STATUS: 'ERR_API_STATUS',
@@ -169,10 +175,12 @@ function codeForStatus(status: Status, httpStatus: number | undefined): ErrorCod
     case 'BadRequest':
       return ErrorCodes.BAD_REQUEST;
     case 'InternalError':
-    case 'ServerTimeout':
       return ErrorCodes.INTERNAL;
     case 'ServiceUnavailable':
       return ErrorCodes.SERVICE_UNAVAILABLE;
+    // ServerTimeout is sent with HTTP 500, but it is not an internal error (client-go's
+    // `IsInternalError` is false for it, `IsServerTimeout` true): the server ran out of time.
+    case 'ServerTimeout':
     case 'Timeout':
       return ErrorCodes.TIMEOUT;
   }

@@ -265,14 +265,14 @@ describe('resourceVersions that are not numbers or go back in time', () => {
     expect(requestLog(s.server)).toHaveLength(2);
   });
 
-  // BUG (reflector.ts `list()`): a non-numeric resourceVersion that ends up as lastSyncResourceVersion
+  // Regression (fixed; was a bug in reflector.ts `list()`): a non-numeric resourceVersion that ends up as lastSyncResourceVersion
   // (here: it is the last event before the stream ends) can never be recovered from. The rewatch
   // from it gets 500 (the server cannot parse it), the watchErrorHandler sees ERR_INTERNAL, and every
   // relist asks for `resourceVersion=not-a-number` and gets 400 BadRequest, forever: only 410 and
   // "too large" make `list()` fall back to a consistent read (RV ""). Proposed fix: treat a 400/422
   // answer to a LIST at a specific resourceVersion (neither "" nor "0") like an expired one: set
-  // `rvUnavailable` and retry at once with RV "". Flip to `test` once fixed.
-  test.failing('a non-numeric resourceVersion as the last event before the stream ends: the reflector relists with RV "" and recovers', async () => {
+  // `rvUnavailable` and retry at once with RV "".
+  test('a non-numeric resourceVersion as the last event before the stream ends: the reflector relists with RV "" and recovers', async () => {
     const s = await setup({ realTime: true });
     await watching(s);
     const a = s.server.get<Pod>('pods', 'a');
@@ -437,15 +437,15 @@ describe('an in-stream ERROR with a Status of unknown code and reason', () => {
 
 // ---------------------------------------------------------------- an event that is always too long
 
-// BUG (reflector.ts `watchLoop`, the `isMalformedStreamError` branch): a bad line that the server
+// Regression (fixed; was a bug in reflector.ts `watchLoop`, the `isMalformedStreamError` branch): a bad line that the server
 // sends again on every rewatch — here an object stored on the server whose event is longer than
 // `maxLineBytes` — makes the reflector rewatch from the same resourceVersion forever (one backoff
 // step apart, up to 30–60 s): every event after it is never applied, and it never relists, although
 // a LIST (which has no line limit) would load the object. Proposed fix: remember the resourceVersion
 // at which a malformed-stream error happened; if the next watch fails the same way without the
 // resourceVersion having moved, end the cycle (return from `watchLoop`) so the run loop relists.
-// Flip to `test` once fixed.
-test.failing('an object whose watch event is always longer than maxLineBytes: the reflector relists instead of rewatching forever', async () => {
+//
+test('an object whose watch event is always longer than maxLineBytes: the reflector relists instead of rewatching forever', async () => {
   const s = await setup({ lw: { maxLineBytes: 4096 }, realTime: true });
   await watching(s);
   const big = pod('big');

@@ -129,13 +129,13 @@ describe('credentials in the cluster URL', () => {
     expectNoSecret(renderings(err));
   });
 
-  // BUG (client-node/src/httpRequest.ts `serverBase`): when the cluster's server URL does not parse,
+  // Regression (fixed; was a bug in client-node/src/httpRequest.ts `serverBase`): when the cluster's server URL does not parse,
   // the ERR_INVALID_OPTION message quotes the whole URL — `the current cluster's server is not a URL:
   // "http://user:password@…"` — and `cause` is the TypeError whose `input` holds it again, so a
   // password embedded in the URL is printed by anyone who logs the error. Proposed fix: do not echo
   // the URL (or strip everything between `//` and `@` first) and keep the TypeError out of `cause`
-  // (or copy only its `code`). Flip to `test` once fixed.
-  test.failing('a server URL with user:password that does not parse: the error does not print the password', async () => {
+  // (or copy only its `code`).
+  test('a server URL with user:password that does not parse: the error does not print the password', async () => {
     const kc = new KubeConfig();
     kc.loadFromOptions({
       clusters: [{ name: 'c', server: `http://${USERNAME}:${PASSWORD}@[::1`, skipTLSVerify: true }],
@@ -267,14 +267,14 @@ describe('objects from the server are data', () => {
     expect(h.indexer.byIndex(NAMESPACE_INDEX, 'constructor').map((p) => p.metadata.name)).toEqual(['prototype']);
   });
 
-  // BUG (testing/src/jsonClone.ts `copy`, `out[key] = item`; the same in testing/src/patch.ts
+  // Regression (fixed; was a bug in testing/src/jsonClone.ts `copy`, `out[key] = item`; the same in testing/src/patch.ts
   // `applyMergePatch`, `result[key] = …`): FakeApiServer copies objects by assignment, and assigning
   // to `__proto__` sets the copy's prototype instead of creating a key. So a `__proto__` key is lost
   // (a string value) or turned into the copy's prototype (an object value) — unlike JSON.parse and a
   // real API server with a CRD that preserves unknown fields. Not a global pollution, but the fake
   // cannot serve such objects (the test above adds them through the proxy). Proposed fix: create the
   // key with `Object.defineProperty(out, key, { value, enumerable: true, writable: true,
-  // configurable: true })` when `key === '__proto__'`. Flip to `test` once fixed.
+  // configurable: true })` when `key === '__proto__'`.
   test('FakeApiServer keeps own __proto__ keys of the objects it stores, as JSON does', async () => {
     const server = track(await FakeApiServer.start(), (s) => s.close());
     const body = JSON.parse('{"metadata":{"name":"p","namespace":"default","annotations":{"__proto__":"x","keep":"me"}},"spec":{"__proto__":{"polluted":"yes"},"keep":"me"}}') as Pod;

@@ -1,5 +1,6 @@
 import { getEventListeners } from 'node:events';
 import {
+  createLogger,
   ErrorCodes,
   ExponentialBackoff,
   FakeClock,
@@ -177,6 +178,28 @@ function harness(
 
 const rvs = (calls: Array<{ resourceVersion?: string }>): Array<string | undefined> =>
   calls.map((c) => c.resourceVersion);
+
+interface LogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+/** A pino logger at `level` whose lines are parsed into `lines`. */
+function capturingLogger(level = 'debug'): { logger: ReturnType<typeof createLogger>; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const logger = createLogger({
+    level,
+    destination: {
+      write: (line: string) => {
+        lines.push(JSON.parse(line) as LogLine);
+      },
+    },
+  });
+  return { logger, lines };
+}
+
+const WARN = 40;
 
 // ------------------------------------------------------------------------------------------------
 // §10.1 reflector_test.go
@@ -442,8 +465,45 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
     expect(w.options.resourceVersion).toBe('1');
     expect(h.lw.listCalls).toHaveLength(1);
     expect(h.lw.watchCalls).toHaveLength(6);
-    expect(h.handled).toEqual([]);
+    // Not in client-go: each connection failure also reaches the handler (the cycle goes on).
+    expect(h.handled.map((e) => (e as KinformerError).code)).toEqual(Array(5).fill(ErrorCodes.CONNECTION));
     expect(h.reflector.stats()).toMatchObject({ watchStarts: 6, watchRestarts: 5 });
+    await h.stop();
+  });
+
+  it('reports each connection failure at watch start to the handler and logs it at warn with code and cause, then re-watches without relisting', async () => {
+    // An exec credential plugin that breaks after the first LIST must not leave the cache silently stale.
+    const { logger, lines } = capturingLogger();
+    const h = harness({ logger });
+    const pluginFailure = new KinformerError(
+      ErrorCodes.CONNECTION,
+      'could not prepare the request from the KubeConfig (credentials, TLS files or proxy): exec plugin exited with 1',
+      { cause: new Error('exec plugin exited with 1'), details: { verb: 'watch' } },
+    );
+    h.lw.enqueueList(podList('1'));
+    h.lw.enqueueWatch(pluginFailure, tooManyRequests());
+    void h.start();
+    await h.backoffCalls(1);
+    expect(h.handled).toEqual([pluginFailure]);
+    const warned = lines.filter((l) => l.level === WARN);
+    expect(warned).toEqual([
+      expect.objectContaining({
+        component: 'reflector',
+        code: ErrorCodes.CONNECTION,
+        message: pluginFailure.message,
+        cause: 'exec plugin exited with 1',
+        resourceVersion: '1',
+        msg: 'could not start the watch: connection failed; backing off and retrying (no relist)',
+      }),
+    ]);
+    await h.clock.tick(h.backoff.delays[0]);
+    await h.backoffCalls(2); // the 429 that follows is retried quietly, as in client-go
+    expect(h.handled).toHaveLength(1);
+    await h.clock.tick(h.backoff.delays[1]);
+    const w = await h.lw.nextWatch();
+    expect(w.options.resourceVersion).toBe('1');
+    expect(h.lw.listCalls).toHaveLength(1);
+    expect(lines.filter((l) => l.level === WARN)).toHaveLength(1);
     await h.stop();
   });
 
@@ -582,6 +642,7 @@ describe('Reflector: internal errors (client-go TestRetryInternalError)', () => 
   async function countWatchesBeforeRelist(
     maxInternalErrorRetryDurationMs: number,
     rewindAt?: number,
+    errorStatus: () => Status = internalStatus,
   ): Promise<number> {
     const h = harness({ maxInternalErrorRetryDurationMs });
     h.lw.enqueueList(podList('1'));
@@ -590,7 +651,7 @@ describe('Reflector: internal errors (client-go TestRetryInternalError)', () => 
       counter++;
       if (counter === rewindAt) h.clock.advance(60_000);
       h.clock.advance(1000);
-      stream.error(internalStatus());
+      stream.error(errorStatus());
     };
     for (let i = 0; i < 60; i++) h.lw.enqueueWatch(script);
     void h.start();
@@ -610,6 +671,23 @@ describe('Reflector: internal errors (client-go TestRetryInternalError)', () => 
 
   it('starts a new retry window when more than a minute passed since the last internal error', async () => {
     expect((await countWatchesBeforeRelist(30_000, 10)) - 1).toBe(40);
+  });
+
+  it.each([
+    ['500 ServerTimeout', 'ServerTimeout', 'The list operation against pods could not be completed at this time, please try again.'],
+    ['500 StorageReadError', 'StorageReadError', 'corrupt object'],
+  ])('does not count a %s as an internal error: it relists at once', async (_name, reason, message) => {
+    // client-go's IsInternalError is false for both (they are known reasons other than InternalError).
+    expect((await countWatchesBeforeRelist(30_000, undefined, () => status(500, reason, message))) - 1).toBe(0);
+  });
+
+  it('counts a 500 without a reason as an internal error, as client-go does', async () => {
+    const noReason = (): Status => {
+      const s = status(500, '', 'resourceVersion: Invalid value: "abc"');
+      delete s.reason;
+      return s;
+    };
+    expect((await countWatchesBeforeRelist(30_000, undefined, noReason)) - 1).toBe(31);
   });
 });
 
@@ -751,6 +829,61 @@ describe('Reflector: LIST pagination and resourceVersions (client-go reflector_t
     expect(h.store.replaces.map((r) => r.items.length)).toEqual([4, 8]);
     expect(h.reflector.lastSyncResourceVersion()).toBe('11');
     expect(h.reflector.stats()).toMatchObject({ expired410: 2, lists: 3, relists: 2 });
+    await h.stop();
+  });
+
+  it.each([
+    ['400 BadRequest', 400, 'BadRequest', ErrorCodes.BAD_REQUEST],
+    ['422 Invalid', 422, 'Invalid', ErrorCodes.INVALID],
+  ])(
+    'retries a relist at a resourceVersion the server rejects (%s) immediately with RV "" and recovers',
+    async (_name, code, reason, errorCode) => {
+      // Not in client-go: a non-numeric RV that arrived in the last event before the stream ended
+      // would otherwise be asked for on every relist, and refused forever.
+      const { logger, lines } = capturingLogger();
+      const h = harness({ logger });
+      const unparseable = status(500, '', 'resourceVersion: Invalid value: "not-a-number"');
+      delete unparseable.reason;
+      h.lw.enqueueList(
+        podList('10', pods(0, 2)),
+        KinformerError.fromStatus(status(code, reason, 'resourceVersion: Invalid value: "not-a-number"')),
+        podList('12', pods(0, 3)),
+      );
+      h.lw.enqueueWatch(
+        { events: [{ type: 'MODIFIED', object: pod('pod-0', 'not-a-number') }], then: 'close' },
+        KinformerError.fromStatus(unparseable), // the rewatch from "not-a-number": 500, ends the cycle
+      );
+      void h.start();
+      await h.backoffCalls(1);
+      expect(h.reflector.lastSyncResourceVersion()).toBe('not-a-number');
+      await h.clock.tick(h.backoff.delays[0]);
+      await h.lw.waitFor(() => h.lw.watchCalls.length === 3, 'the watch after the relist');
+      expect(rvs(h.lw.listCalls)).toEqual(['0', 'not-a-number', '']);
+      expect(h.backoff.delays).toHaveLength(1); // no backoff between "not-a-number" and ""
+      expect(rvs(h.lw.watchCalls)).toEqual(['10', 'not-a-number', '12']);
+      expect(h.reflector.lastSyncResourceVersion()).toBe('12');
+      expect(h.store.replaces.map((r) => r.items.length)).toEqual([2, 3]);
+      expect(h.handled.map((e) => (e as KinformerError).code)).toEqual([ErrorCodes.INTERNAL]);
+      expect(lines.filter((l) => l.level === WARN && l.code === errorCode)).toEqual([
+        expect.objectContaining({
+          resourceVersion: 'not-a-number',
+          msg: 'the server rejected the list resourceVersion; retrying at once with a consistent read',
+        }),
+      ]);
+      await h.stop();
+    },
+  );
+
+  it('surfaces a 400 to a LIST at "0" (e.g. a rejected selector) without retrying it', async () => {
+    const h = harness();
+    const badSelector = KinformerError.fromStatus(
+      status(400, 'BadRequest', 'unable to parse requirement: found "=", expected: identifier'),
+    );
+    h.lw.enqueueList(badSelector);
+    void h.start();
+    await h.backoffCalls(1);
+    expect(rvs(h.lw.listCalls)).toEqual(['0']);
+    expect(h.handled).toEqual([badSelector]);
     await h.stop();
   });
 
@@ -1147,29 +1280,94 @@ describe('Reflector: malformed watch streams', () => {
   it('handles unknown event types, over-long lines and objects without metadata the same way', async () => {
     const h = harness();
     h.lw.enqueueList(podList('1'));
+    // Each watch applies one good event before its bad one, so every rewatch starts from a newer RV.
     h.lw.enqueueWatch(
       {
         events: [{ type: 'ADDED', object: pod('a', '2') }],
         then: new KinformerError(ErrorCodes.UNKNOWN_EVENT_TYPE, 'unknown type "WHATEVER"'),
       },
-      { then: new KinformerError(ErrorCodes.WATCH_LINE_TOO_LARGE, 'line longer than 16 MiB') },
-      { events: [{ type: 'ADDED', object: null as unknown as Pod }] },
-      { events: [{ type: 'SURPRISE' as 'ADDED', object: pod('x', '9') }] },
+      {
+        events: [{ type: 'ADDED', object: pod('b', '3') }],
+        then: new KinformerError(ErrorCodes.WATCH_LINE_TOO_LARGE, 'line longer than 16 MiB'),
+      },
+      {
+        events: [
+          { type: 'ADDED', object: pod('c', '4') },
+          { type: 'ADDED', object: null as unknown as Pod },
+        ],
+      },
+      {
+        events: [
+          { type: 'ADDED', object: pod('d', '5') },
+          { type: 'SURPRISE' as 'ADDED', object: pod('x', '9') },
+        ],
+      },
     );
     void h.start();
     for (let i = 1; i <= 4; i++) {
       await h.backoffCalls(i);
       await h.clock.tick(h.backoff.delays[i - 1]);
     }
-    const w5 = await h.lw.nextWatch().then(async () => {
-      for (let i = 0; i < 4; i++) await h.lw.nextWatch().catch(() => undefined);
-      return h.lw.watches[4];
-    });
-    expect(w5?.options.resourceVersion).toBe('2');
-    expect(rvs(h.lw.watchCalls)).toEqual(['1', '2', '2', '2', '2']);
+    await h.lw.waitFor(() => h.lw.watches.length === 5, 'the fifth watch');
+    expect(rvs(h.lw.watchCalls)).toEqual(['1', '2', '3', '4', '5']);
     expect(h.reflector.stats().malformed).toBe(4);
-    expect(h.store.items.has('default/x')).toBe(false);
+    expect(h.store.contents()).toEqual(['a@2', 'b@3', 'c@4', 'd@5']);
     expect(h.lw.listCalls).toHaveLength(1);
+    expect(h.handled).toEqual([]);
+    await h.stop();
+  });
+
+  it('relists when the rewatch fails with a bad line again at the same resourceVersion (a line the server always resends)', async () => {
+    // Not in client-go. An object whose watch event is longer than the line limit is replayed by every
+    // watch from the last good RV; a LIST has no line limit and loads it.
+    const { logger, lines } = capturingLogger();
+    const h = harness({ logger });
+    const tooLong = (): KinformerError =>
+      new KinformerError(ErrorCodes.WATCH_LINE_TOO_LARGE, 'watch line longer than 4096 bytes');
+    h.lw.enqueueList(podList('1'), podList('7', [pod('a', '2'), pod('big', '6')]));
+    h.lw.enqueueWatch(
+      { events: [{ type: 'ADDED', object: pod('a', '2') }], then: tooLong() },
+      { then: tooLong() }, // the same line again, from RV 2: give up on rewatching
+    );
+    void h.start();
+    await h.backoffCalls(1);
+    await h.clock.tick(h.backoff.delays[0]);
+    await h.backoffCalls(2); // the run loop's step before the relist
+    expect(rvs(h.lw.watchCalls)).toEqual(['1', '2']);
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.clock.tick(h.backoff.delays[1]);
+    const w3 = await h.lw.nextWatch().then(() => h.lw.nextWatch()).then(() => h.lw.nextWatch());
+    expect(rvs(h.lw.listCalls)).toEqual(['0', '2']); // the relist asks for "not older than" the last good RV
+    expect(w3.options.resourceVersion).toBe('7');
+    expect(h.store.contents()).toEqual(['a@2', 'big@6']);
+    expect(h.reflector.stats()).toMatchObject({ malformed: 2, relists: 1 });
+    expect(h.handled).toEqual([]); // errors during a watch never reach the handler
+    expect(lines.filter((l) => l.level === WARN).map((l) => [l.code, l.resourceVersion, l.msg])).toEqual([
+      [ErrorCodes.WATCH_LINE_TOO_LARGE, '2', 'bad watch event; ending this watch and resuming from the last good resourceVersion'],
+      [ErrorCodes.WATCH_LINE_TOO_LARGE, '2', 'bad watch event again at the same resourceVersion; relisting'],
+    ]);
+    await h.stop();
+  });
+
+  it('keeps rewatching (no relist) when bad lines recur but the resourceVersion moved in between', async () => {
+    const h = harness();
+    const malformed = (): KinformerError =>
+      new KinformerError(ErrorCodes.MALFORMED_WATCH_EVENT, 'watch line 2 is not valid JSON');
+    h.lw.enqueueList(podList('1'));
+    h.lw.enqueueWatch(
+      { events: [{ type: 'ADDED', object: pod('a', '2') }], then: malformed() },
+      { events: [{ type: 'ADDED', object: pod('b', '3') }], then: malformed() },
+      { events: [{ type: 'ADDED', object: pod('c', '4') }], then: malformed() },
+    );
+    void h.start();
+    for (let i = 1; i <= 3; i++) {
+      await h.backoffCalls(i);
+      await h.clock.tick(h.backoff.delays[i - 1]);
+    }
+    await h.lw.waitFor(() => h.lw.watches.length === 4, 'the fourth watch');
+    expect(rvs(h.lw.watchCalls)).toEqual(['1', '2', '3', '4']);
+    expect(h.lw.listCalls).toHaveLength(1);
+    expect(h.reflector.stats()).toMatchObject({ malformed: 3, relists: 0 });
     await h.stop();
   });
 

@@ -88,7 +88,11 @@ export interface ReflectorOptions<T extends KubeObject = KubeObject> {
   clock?: Clock;
   /** pino logger; the reflector logs through a child with `component: 'reflector'`. */
   logger?: Logger;
-  /** Called with every error that ends a list-and-watch cycle. Default: {@link defaultWatchErrorHandler}. */
+  /**
+   * Called with every error that ends a list-and-watch cycle, and with every connection failure that
+   * keeps a watch from starting (retried without relisting). See {@link WatchErrorHandler}.
+   * Default: {@link defaultWatchErrorHandler}.
+   */
   watchErrorHandler?: WatchErrorHandler<T>;
   /**
    * Minimum watch timeout; each watch asks the server for a random `timeoutSeconds` in `[min, 2·min)`.
@@ -152,9 +156,9 @@ export interface ReflectorStats {
  * re-watching after every clean close. Which failures relist and which re-watch, and the backoff
  * between attempts, follow client-go 1.36 exactly; see `docs/reflector.md` for the timeline.
  *
- * Server errors never reject `run`: they go to the `watchErrorHandler` (list-and-watch failures) or to
- * the log (watch errors), and the reflector retries. The store's methods are called synchronously, one
- * at a time, in the order of the events.
+ * Server errors never reject `run`: they go to the `watchErrorHandler` (list-and-watch failures and
+ * connection failures at watch start) or to the log (watch errors), and the reflector retries. The
+ * store's methods are called synchronously, one at a time, in the order of the events.
  */
 export class Reflector<T extends KubeObject = KubeObject> {
   /** The name used in logs. */
@@ -362,16 +366,26 @@ export class Reflector<T extends KubeObject = KubeObject> {
     } catch (err) {
       if (signal.aborted) return false;
       const expired = isExpiredError(err);
-      if (!expired && !isTooLargeResourceVersionError(err)) {
+      const rejected = isRejectedResourceVersionError(err, resourceVersion);
+      if (!expired && !rejected && !isTooLargeResourceVersionError(err)) {
         // The watch error handler reports it (the default one logs at error); keep this at debug.
         this.logger.debug({ err, code: codeOf(err), resourceVersion }, 'failed to list');
         throw err;
       }
       if (expired) this.counters.expired410++;
-      this.logger.debug(
-        { code: codeOf(err), resourceVersion },
-        'the list resourceVersion is unavailable; retrying at once with a consistent read',
-      );
+      if (rejected) {
+        // Not in client-go: a resourceVersion the server cannot parse (a non-numeric one that came in
+        // a watch event) would otherwise be asked for again on every relist, and refused forever.
+        this.logger.warn(
+          { code: codeOf(err), message: messageOf(err), resourceVersion },
+          'the server rejected the list resourceVersion; retrying at once with a consistent read',
+        );
+      } else {
+        this.logger.debug(
+          { code: codeOf(err), resourceVersion },
+          'the list resourceVersion is unavailable; retrying at once with a consistent read',
+        );
+      }
       this.rvUnavailable = true;
       try {
         result = await this.pagedList({ resourceVersion: this.relistResourceVersion() }, pageSize, signal);
@@ -493,7 +507,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** True when a streaming-list failure is retried in place (after a backoff for 429/connection errors). */
   private async retryWatchList(err: unknown, signal: AbortSignal): Promise<boolean> {
     if (isWatchErrorRetriable(err)) {
-      this.logger.debug({ err, code: codeOf(err) }, 'streaming list failed; backing off');
+      if (isKinformerError(err, ErrorCodes.CONNECTION)) {
+        this.reportWatchStartConnectionFailure(err, this.rewatchResourceVersion(), 'streaming list');
+      } else {
+        this.logger.debug({ err, code: codeOf(err) }, 'streaming list failed; backing off');
+      }
       await this.sleepBackoff(err, signal);
       return true;
     }
@@ -580,9 +598,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
     const retry = new RetryWithDeadline(
       this.maxInternalErrorRetryDurationMs,
       INTERNAL_ERROR_RESET_PERIOD_MS,
-      (err) => isKinformerError(err, ErrorCodes.INTERNAL),
+      isInternalError,
       this.clock,
     );
+    // The resourceVersion at which the last watch ended with a malformed stream, if it did.
+    let malformedAt: string | undefined;
     let w = handedOver;
     let restart = handedOver !== undefined;
     for (;;) {
@@ -616,10 +636,14 @@ export class Reflector<T extends KubeObject = KubeObject> {
             continue;
           }
           if (isWatchErrorRetriable(err)) {
-            this.logger.debug(
-              { err, code: codeOf(err), resourceVersion },
-              'could not start the watch; backing off and re-watching',
-            );
+            if (isKinformerError(err, ErrorCodes.CONNECTION)) {
+              this.reportWatchStartConnectionFailure(err, resourceVersion, 'watch');
+            } else {
+              this.logger.debug(
+                { err, code: codeOf(err), resourceVersion },
+                'could not start the watch; backing off and re-watching',
+              );
+            }
             await this.sleepBackoff(err, signal);
             continue;
           }
@@ -675,6 +699,16 @@ export class Reflector<T extends KubeObject = KubeObject> {
       }
       if (isMalformedStreamError(err)) {
         this.counters.malformed++;
+        if (malformedAt === this.lastSyncRV) {
+          // The server replayed the same bad line (e.g. an object whose event is longer than the line
+          // limit): rewatching from here would fail forever. A LIST has no line limit: relist.
+          this.logger.warn(
+            { err, code, resourceVersion: this.lastSyncRV },
+            'bad watch event again at the same resourceVersion; relisting',
+          );
+          return;
+        }
+        malformedAt = this.lastSyncRV;
         this.logger.warn(
           { err, code, resourceVersion: this.lastSyncRV },
           'bad watch event; ending this watch and resuming from the last good resourceVersion',
@@ -682,7 +716,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         await this.sleepBackoff(err, signal);
         continue;
       }
-      if (isKinformerError(err, ErrorCodes.INTERNAL) && retry.shouldRetry()) {
+      if (isInternalError(err) && retry.shouldRetry()) {
         this.logger.debug({ err, code }, 'watch ended with an internal error; retrying the watch');
         continue;
       }
@@ -1007,6 +1041,26 @@ export class Reflector<T extends KubeObject = KubeObject> {
   // ---------------------------------------------------------------------------------------------
   // errors and waits
 
+  /**
+   * A connection failure when starting a watch is retried in place (client-go), but must not be
+   * silent: an exec plugin that broke after the first LIST would leave the cache stale without a
+   * word. Logged at warn (code and messages only: no request options, no credentials) and passed to
+   * the watch error handler.
+   */
+  private reportWatchStartConnectionFailure(err: KinformerError, resourceVersion: string, what: string): void {
+    const cause = messageOf(err.cause);
+    this.logger.warn(
+      {
+        code: err.code,
+        message: err.message,
+        ...(cause === undefined ? {} : { cause }),
+        resourceVersion,
+      },
+      `could not start the ${what}: connection failed; backing off and retrying (no relist)`,
+    );
+    this.handleListAndWatchError(err);
+  }
+
   private handleListAndWatchError(err: unknown): void {
     try {
       this.watchErrorHandler(this, err);
@@ -1102,6 +1156,63 @@ function raceAbort<V>(promise: Promise<V>, signal: AbortSignal): Promise<V | typ
 
 function codeOf(err: unknown): string | undefined {
   return isKinformerError(err) ? err.code : undefined;
+}
+
+/** The message of an error (of any realm) or a string; `undefined` for anything else. */
+function messageOf(err: unknown): string | undefined {
+  if (typeof err === 'string') return err;
+  if (typeof err !== 'object' || err === null) return undefined;
+  const message = (err as { message?: unknown }).message;
+  return typeof message === 'string' ? message : undefined;
+}
+
+/**
+ * Status reasons client-go's `apierrors` knows (its `knownReasons`) other than `InternalError`: an
+ * `ERR_INTERNAL` carrying one of these (in practice `StorageReadError`) is not an internal error.
+ */
+const KNOWN_NON_INTERNAL_REASONS: ReadonlySet<string> = new Set([
+  'Unauthorized',
+  'Forbidden',
+  'NotFound',
+  'AlreadyExists',
+  'Conflict',
+  'Gone',
+  'Invalid',
+  'ServerTimeout',
+  'StorageReadError',
+  'Timeout',
+  'TooManyRequests',
+  'BadRequest',
+  'MethodNotAllowed',
+  'NotAcceptable',
+  'RequestEntityTooLarge',
+  'UnsupportedMediaType',
+  'Expired',
+  'ServiceUnavailable',
+]);
+
+/**
+ * client-go's `apierrors.IsInternalError`: reason `InternalError`, or a 500 whose reason is unknown or
+ * missing. `ServerTimeout` (`ERR_TIMEOUT`) and `StorageReadError` are not. Decides which watch errors
+ * `maxInternalErrorRetryDurationMs` retries at once.
+ */
+function isInternalError(err: unknown): boolean {
+  if (!isKinformerError(err, ErrorCodes.INTERNAL)) return false;
+  const reason = err.status?.reason;
+  return reason === undefined || !KNOWN_NON_INTERNAL_REASONS.has(reason);
+}
+
+/**
+ * A 400 BadRequest or 422 Invalid answer to a LIST at a specific resourceVersion (neither `""` nor
+ * `"0"`): the server refused the version itself (e.g. one that is not a number). Handled like an
+ * expired version: the list is retried at once with `""`.
+ */
+function isRejectedResourceVersionError(err: unknown, resourceVersion: string): boolean {
+  return (
+    resourceVersion !== '' &&
+    resourceVersion !== '0' &&
+    (isKinformerError(err, ErrorCodes.BAD_REQUEST) || isKinformerError(err, ErrorCodes.INVALID))
+  );
 }
 
 function retryAfterMs(err: unknown): number {

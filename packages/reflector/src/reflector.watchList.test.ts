@@ -262,6 +262,22 @@ describe('Reflector: streaming list (client-go reflector_watchlist_test.go)', ()
     await h.stop();
   });
 
+  it('retries a streaming list whose connection failed after a backoff, without a LIST, and reports the failure to the handler', async () => {
+    // Retried like a 429 (client-go), but not silently (kinformer): the handler sees each failure.
+    const refused = new KinformerError(ErrorCodes.CONNECTION, 'connect ECONNREFUSED 127.0.0.1:6443');
+    const h = harness();
+    h.lw.enqueueWatch(refused);
+    h.start();
+    await h.backoffCalls(1);
+    expect(h.handled).toEqual([refused]);
+    await h.clock.tick(h.backoff.delays[0]);
+    const w = await h.lw.nextWatch();
+    expect(w.options).toEqual({ resourceVersion: '', ...STREAMING });
+    expect(h.lw.listCalls).toEqual([]);
+    expect(h.handled).toHaveLength(1);
+    await h.stop();
+  });
+
   it('starts a new streaming list when the stream ends before the bookmark', async () => {
     // TestWatchList "watcher stopped before sync ⇒ a new watch-list request"
     const h = harness();

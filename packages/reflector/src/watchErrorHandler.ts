@@ -4,11 +4,16 @@ import type { Reflector } from './reflector.js';
 /**
  * Called with every error that ends a list-and-watch cycle (client-go's `WatchErrorHandler`): a failed
  * LIST, a watch that could not be started for a reason other than a connection failure or 429, a store
- * `replace` that threw. Errors *during* a watch (410, internal errors, malformed lines, stalls) are
- * handled and logged by the reflector itself and never reach the handler.
+ * `replace` that threw. After the handler returns, the reflector waits one backoff step and relists.
  *
- * After the handler returns, the reflector waits one backoff step and relists. The handler must return
- * quickly; anything it throws is logged and ignored. It is never called after the run signal aborted.
+ * Unlike client-go, it is also called with every `ERR_CONNECTION` that prevents a watch (or streaming
+ * list) from starting, e.g. an exec credential plugin that stopped working after the first LIST. Those
+ * do not end the cycle: the reflector backs off and starts the watch again from the same
+ * resourceVersion, without relisting; the handler only makes the failure visible.
+ *
+ * Errors *during* a watch (410, internal errors, malformed lines, stalls) are handled and logged by the
+ * reflector itself and never reach the handler. The handler must return quickly; anything it throws is
+ * logged and ignored. It is never called after the run signal aborted.
  */
 export type WatchErrorHandler<T extends KubeObject = KubeObject> = (
   reflector: Reflector<T>,
