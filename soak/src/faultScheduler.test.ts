@@ -1,0 +1,124 @@
+import { createListWatch } from '@kinformer/client-node';
+import { ErrorCodes, isKinformerError, type KubeObject } from '@kinformer/core';
+import { FakeApiServer } from '@kinformer/testing';
+import { CountingListerWatcher } from './countingListerWatcher.js';
+import {
+  ContinueTrap,
+  FAULT_KINDS,
+  FaultScheduler,
+  MAX_PENDING_FAILURES,
+  type FaultKind,
+} from './faultScheduler.js';
+import { Prng } from './prng.js';
+import { WIDGETS_DEFINITION } from './churn.js';
+
+let server: FakeApiServer;
+
+beforeEach(async () => {
+  server = await FakeApiServer.start({ recordRequests: false, resources: [WIDGETS_DEFINITION] });
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+function only(kind: FaultKind): Partial<Record<FaultKind, number>> {
+  return Object.fromEntries(FAULT_KINDS.map((k) => [k, k === kind ? 1 : 0]));
+}
+
+// Regression (seed 102, --duration 3m --fault-interval 100ms): failure rules piled up faster than the
+// lone widgets informer could consume them, and it went 50 s without a watch. At most
+// MAX_PENDING_FAILURES rules now wait per scope.
+test('failure rules do not pile up: at most MAX_PENDING_FAILURES wait per scope, the rest are skipped and counted', async () => {
+  const scheduler = new FaultScheduler(server, new Prng(5), new ContinueTrap(server), {
+    meanTicks: 1,
+    tickMs: 10,
+    weights: only('throttle-429'),
+  });
+  for (let i = 0; i < 40; i++) await scheduler.tick();
+  const c = scheduler.counts['throttle-429'];
+  expect(c.injected + c.skipped).toBe(40);
+  // Four scopes: all resources, pods, configmaps, widgets.
+  expect(c.injected).toBeLessThanOrEqual(4 * MAX_PENDING_FAILURES);
+  expect(c.skipped).toBeGreaterThanOrEqual(40 - 4 * MAX_PENDING_FAILURES);
+});
+
+test('the failure rules hit requests, and stop() cancels the rest and counts the hits', async () => {
+  const scheduler = new FaultScheduler(server, new Prng(3), new ContinueTrap(server), {
+    meanTicks: 1,
+    tickMs: 10,
+    weights: only('error-500'),
+  });
+  await scheduler.tick();
+  const lw = createListWatch<KubeObject>(server.kubeConfig(), { version: 'v1', resource: 'pods' });
+  const signal = AbortSignal.timeout(5_000);
+  const outcomes: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    try {
+      await lw.list({}, { signal });
+      outcomes.push('ok');
+    } catch (err) {
+      outcomes.push(isKinformerError(err) ? err.code : 'other');
+    }
+  }
+  scheduler.stop();
+  // Seed 3 draws one rule for lists of every resource, counted 3.
+  expect(outcomes).toEqual([ErrorCodes.INTERNAL, ErrorCodes.INTERNAL, ErrorCodes.INTERNAL, 'ok']);
+  expect(scheduler.counts['error-500']).toEqual({ injected: 1, skipped: 0, hits: 3 });
+  await expect(lw.list({}, { signal })).resolves.toMatchObject({ items: [] });
+});
+
+test('a stall holds open watches until its time is up, then events flow; stop() releases every stall', async () => {
+  server.create('pods', { metadata: { name: 'a', namespace: 'default' } });
+  const scheduler = new FaultScheduler(server, new Prng(3), new ContinueTrap(server), {
+    meanTicks: 1_000_000,
+    tickMs: 10,
+    weights: only('stall'),
+  });
+  const lw = createListWatch<KubeObject>(server.kubeConfig(), { version: 'v1', resource: 'pods' });
+  const controller = new AbortController();
+  const stream = await lw.watch({ resourceVersion: server.resourceVersion }, { signal: controller.signal });
+  await scheduler.inject('stall');
+  expect(scheduler.counts.stall).toEqual({ injected: 1, skipped: 0, hits: 1 });
+  server.patch('pods', 'default/a', { metadata: { labels: { x: '1' } } });
+  const it = stream[Symbol.asyncIterator]();
+  const next = it.next();
+  const raced = await Promise.race([
+    next,
+    new Promise((resolve) => setTimeout(() => resolve('stalled'), 100)),
+  ]);
+  expect(raced).toBe('stalled');
+  scheduler.stop();
+  await expect(next).resolves.toMatchObject({ value: { type: 'MODIFIED' } });
+  controller.abort();
+});
+
+test('the continue trap compacts the server before a continuation page, which then gets 410 Expired', async () => {
+  for (let i = 0; i < 5; i++)
+    server.create('configmaps', { metadata: { name: `cm-${i}`, namespace: 'default' } });
+  const trap = new ContinueTrap(server);
+  const lw = new CountingListerWatcher(
+    createListWatch<KubeObject>(server.kubeConfig(), { version: 'v1', resource: 'configmaps' }),
+    trap,
+  );
+  const signal = AbortSignal.timeout(5_000);
+  const first = await lw.list({ resourceVersion: '', limit: 2 }, { signal });
+  const token = first.metadata!.continue!;
+  expect(token).toBeTruthy();
+  trap.armed = 1;
+  await expect(lw.list({ continue: token, limit: 2 }, { signal })).rejects.toMatchObject({
+    code: ErrorCodes.RESOURCE_EXPIRED,
+  });
+  expect(trap.sprung).toBe(1);
+  expect(trap.armed).toBe(0);
+  // Disarmed: a fresh list pages normally again.
+  const again = await lw.list({ resourceVersion: '', limit: 2 }, { signal });
+  await expect(lw.list({ continue: again.metadata!.continue!, limit: 2 }, { signal })).resolves.toMatchObject(
+    { items: [{}, {}] },
+  );
+  expect(lw.counters).toMatchObject({
+    listRequests: 4,
+    continuePages: 2,
+    listErrors: { ERR_RESOURCE_EXPIRED: 1 },
+  });
+});
