@@ -3,7 +3,7 @@ import type { Clock, KubeObject, Logger } from '@kinformer/core';
 import { RequeueError } from '@kinformer/delta-fifo';
 import type { Deltas, PopBatchProcessFunc, PopProcessFunc, Queue } from '@kinformer/delta-fifo';
 import { Reflector } from '@kinformer/reflector';
-import type { ListerWatcher, ReflectorOptions, ReflectorStore, WatchErrorHandler } from '@kinformer/reflector';
+import type { ListerWatcher, ReflectorOptions, ReflectorStats, ReflectorStore, WatchErrorHandler } from '@kinformer/reflector';
 
 /** After this many items processed back to back, the process loop lets the event loop run (I/O, timers). */
 const YIELD_EVERY_ITEMS = 1000;
@@ -140,6 +140,11 @@ export class Controller<T extends KubeObject> {
   /** Whether the reflector currently has a watch open (false before `run`). */
   isWatching(): boolean {
     return this.#reflector?.isWatching() ?? false;
+  }
+
+  /** The reflector's counters (lists, relists, watch restarts, 410s, events, stalls…), once running. */
+  reflectorStats(): ReflectorStats | undefined {
+    return this.#reflector?.stats();
   }
 
   async #processLoop(signal: AbortSignal): Promise<void> {

@@ -14,7 +14,7 @@ import {
 import type { Clock, DeletedFinalStateUnknown, KubeObject, Logger } from '@kinformer/core';
 import type { Deltas, PopBatchProcessFunc, Queue, TransformFunc } from '@kinformer/delta-fifo';
 import { defaultWatchErrorHandler } from '@kinformer/reflector';
-import type { ListerWatcher, Reflector, WatchErrorHandler } from '@kinformer/reflector';
+import type { ListerWatcher, Reflector, WatchErrorHandler, ReflectorStats } from '@kinformer/reflector';
 import { EventEmitter } from 'eventemitter3';
 import { ProcessorListener } from './processorListener.js';
 import type { ListenerCounters } from './processorListener.js';
@@ -347,6 +347,14 @@ export class SharedIndexInformer<T extends KubeObject> {
   /** Whether a watch is open right now. */
   isWatching(): boolean {
     return this.#controller?.isWatching() ?? false;
+  }
+
+  /**
+   * The reflector's counters — lists, relists, watch starts and restarts, 410s, events, bookmarks,
+   * malformed lines, stalls — or `undefined` before `run`. For dashboards and health checks.
+   */
+  reflectorStats(): ReflectorStats | undefined {
+    return this.#controller?.reflectorStats();
   }
 
   /** True once `run` was called. */

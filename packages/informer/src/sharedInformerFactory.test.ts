@@ -220,6 +220,27 @@ describe('SharedInformerFactory', () => {
     expect(nodes.informer.isStopped()).toBe(true);
   });
 
+  it('gives each informer its own reflector options and exposes the reflector counters', async () => {
+    const asked: string[] = [];
+    const { factory, made } = fakeFactory({
+      reflectorOptions: (key) => {
+        asked.push(key);
+        return { pageSize: 7 };
+      },
+    });
+    const pods = factory.core.v1.pods();
+    factory.core.v1.configMaps();
+    expect(asked).toEqual(['pods.v1', 'configmaps.v1']);
+    expect(pods.informer.reflectorStats()).toBeUndefined();
+    const ac = new AbortController();
+    factory.start(ac.signal);
+    await factory.waitForCacheSync(ac.signal);
+    expect(made[0]!.lw.listCalls[0]!.limit).toBe(7);
+    expect(pods.informer.reflectorStats()?.lists).toBe(1);
+    ac.abort();
+    await factory.shutdown();
+  });
+
   it('needs a KubeConfig or a listerWatcherFactory, and checks its options', () => {
     expect(() => new SharedInformerFactory(undefined)).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
     const listerWatcherFactory = (): FakeListerWatcher<KubeObject> => new FakeListerWatcher();

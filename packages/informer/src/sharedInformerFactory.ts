@@ -5,7 +5,7 @@ import { componentLogger, ErrorCodes, gvrString, KinformerError, realClock } fro
 import type { Clock, GroupVersionResource, KubeObject, Logger, ObjectMeta } from '@kinformer/core';
 import type { ExpectedType, ListerWatcher } from '@kinformer/reflector';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { SharedIndexInformer } from './sharedIndexInformer.js';
+import { SharedIndexInformer, type SharedIndexInformerOptions } from './sharedIndexInformer.js';
 import { typedInformerGroups } from './typedInformers.js';
 import type { TypedInformerGroups } from './typedInformers.js';
 import { awaitSync } from './waitForCacheSync.js';
@@ -53,6 +53,12 @@ export interface SharedInformerFactoryOptions {
   queue?: QueueKind;
   /** Deep-freeze cached objects (default: development mode). */
   freeze?: boolean;
+  /**
+   * Reflector options per informer (page size, backoff, watch timeouts, watch-list), given the
+   * informer's key (`pods.v1`) and resource. A function, so that stateful parts such as a `backoff`
+   * are made once per informer and never shared.
+   */
+  reflectorOptions?: (key: string, gvr: GroupVersionResource) => NonNullable<SharedIndexInformerOptions<KubeObject>['reflectorOptions']>;
   /** Builds the ListerWatchers (default: `createListWatch` on the factory's KubeConfig). */
   listerWatcherFactory?: ListerWatcherFactory;
   clock?: Clock;
@@ -265,6 +271,9 @@ export class SharedInformerFactory {
       ...(o.freeze === undefined ? {} : { freeze: o.freeze }),
       ...(o.logger === undefined ? {} : { logger: o.logger }),
       ...(expectedType === undefined || metadataOnly ? {} : { objectType: expectedType }),
+      ...(o.reflectorOptions === undefined
+        ? {}
+        : { reflectorOptions: o.reflectorOptions(key, gvr) }),
     });
     // The informer's cache is only read through the lister.
     const lister = new Lister<T>(informer.getIndexer(), o.logger === undefined ? {} : { logger: o.logger });

@@ -34,6 +34,7 @@ export {
   FakeClock,
   KinformerError,
   REDACT_PATHS,
+  RingBuffer,
   abortError,
   componentLogger,
   createLogger,
