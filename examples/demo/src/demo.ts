@@ -138,11 +138,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
         }
       }
       if (options.chaos && tick % 40 === 0) {
-        faults++;
-        const which = faults % 3;
-        if (which === 0) srv.faults.dropWatches();
-        else if (which === 1) srv.faults.compact();
-        else srv.faults.failNext({ count: 1, status: 429, retryAfterSeconds: 1, verbs: ['watch'] });
+        // Each fault cuts the open watches; what the informer finds when it comes back differs.
+        const which = faults++ % 3;
+        if (which === 1) srv.faults.compact(); // history gone: 410 Gone, so it relists
+        if (which === 2) srv.faults.failNext({ count: 1, status: 429, retryAfterSeconds: 1, verbs: ['watch'] }); // waits, rewatches
+        srv.faults.dropWatches();
       }
     }, 50);
   }
@@ -182,6 +182,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
         : `✗ the cache differs from the server: ${summary.mismatches.slice(0, 5).join('; ')}\n`,
     );
   }
+  const r = informer.reflectorStats();
+  if (r) out.write(`reflector: ${r.lists} lists (${r.relists} relists), ${r.watchStarts} watches (${r.watchRestarts} restarts), ${r.expired410} × 410, ${r.events} events, ${r.bookmarks} bookmarks\n`);
   stop.abort();
   options.signal?.removeEventListener('abort', onOuterAbort);
   await factory.shutdown();

@@ -1,7 +1,8 @@
 /**
- * `pnpm demo [--kubeconfig PATH] [--pods N] [--duration 20s] [--churn 400] [--chaos]`
+ * `pnpm demo [--kubeconfig PATH] [--pods N] [--duration 20s] [--churn 400] [--no-chaos]`
  *
- * Without a kubeconfig (and with KUBECONFIG unset) it runs against the embedded FakeApiServer.
+ * Without a kubeconfig (and with KUBECONFIG unset) it runs against the embedded FakeApiServer, with
+ * churn and, every two seconds, a fault (a dropped watch, a 410 after compaction, a 429).
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { runDemo, type DemoOptions } from './demo.js';
@@ -14,7 +15,7 @@ function parseDuration(text: string): number {
 }
 
 const args = process.argv.slice(2).filter((a) => a !== '--');
-const options: DemoOptions = {};
+const options: DemoOptions = { chaos: true };
 for (let i = 0; i < args.length; i++) {
   const arg = args[i]!;
   const value = (): string => {
@@ -41,8 +42,11 @@ for (let i = 0; i < args.length; i++) {
     case '--chaos':
       options.chaos = true;
       break;
+    case '--no-chaos':
+      options.chaos = false;
+      break;
     case '--help':
-      console.log('usage: pnpm demo [--kubeconfig PATH] [--pods N] [--duration 20s] [--churn 400] [--chaos]');
+      console.log('usage: pnpm demo [--kubeconfig PATH] [--pods N] [--duration 20s] [--churn 400] [--no-chaos]');
       process.exit(0);
       break;
     default:
