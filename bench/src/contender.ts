@@ -10,7 +10,13 @@ import { Worker } from 'node:worker_threads';
 import { clientNode } from './contenders/clientNode.js';
 import { floor } from './contenders/floor.js';
 import { floorHttp } from './contenders/floorHttp.js';
-import { kinformer, kinformerMetadata, kinformerSelector, kinformerTransform } from './contenders/kinformer.js';
+import {
+  kinformer,
+  kinformerMetadata,
+  kinformerPaged,
+  kinformerSelector,
+  kinformerTransform,
+} from './contenders/kinformer.js';
 import type { ContenderFactory } from './contenders/types.js';
 
 const contenders: Record<string, ContenderFactory> = {
@@ -21,6 +27,7 @@ const contenders: Record<string, ContenderFactory> = {
   'kinformer (dropManagedFields)': kinformerTransform,
   'kinformer (metadata-only)': kinformerMetadata,
   'kinformer (tier=frontend selector)': kinformerSelector,
+  'kinformer (paged relists)': kinformerPaged,
 };
 
 export interface ContenderResult {
@@ -51,7 +58,8 @@ async function post(url: string): Promise<void> {
 async function main(): Promise<void> {
   const [name, serverUrl, podsArg, eventsArg] = process.argv.slice(2);
   const factory = contenders[name ?? ''];
-  if (!factory || !serverUrl) throw new Error(`usage: contender <${Object.keys(contenders).join('|')}> <url> <pods> <events>`);
+  if (!factory || !serverUrl)
+    throw new Error(`usage: contender <${Object.keys(contenders).join('|')}> <url> <pods> <events>`);
   const pods = Number(podsArg);
   const events = Number(eventsArg);
   const c = factory(serverUrl);

@@ -23,11 +23,19 @@ const sizes = opt('sizes', '10000,50000').split(',').map(Number);
 const events = Number(opt('events', '100000'));
 const names = opt('only', 'floor,floor-http,client-node,kinformer').split(',');
 /** Memory levers, measured at the largest size (sync, heap and relist; no watch burst). */
-const LEVERS = ['kinformer (dropManagedFields)', 'kinformer (metadata-only)', 'kinformer (tier=frontend selector)'];
+const LEVERS = [
+  'kinformer (dropManagedFields)',
+  'kinformer (metadata-only)',
+  'kinformer (tier=frontend selector)',
+  'kinformer (paged relists)',
+];
 const levers = !args.includes('--no-levers') && names.includes('kinformer');
 
 async function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(path.join(here, 'server.js'), [], { execArgv: ['--max-old-space-size=8192'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(here, 'server.js'), [], {
+    execArgv: ['--max-old-space-size=8192'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (m: { url: string }) => resolve(m.url));
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
@@ -69,7 +77,9 @@ async function main(): Promise<void> {
           await post(`${url}/_bench/reset?pods=${pods}`);
           if (contenderEvents) await post(`${url}/_bench/prepare?events=${contenderEvents}`);
           const res = await runContender(name, url, pods, contenderEvents);
-          process.stderr.write(`  ${name} pods=${pods} round=${r + 1}: sync ${res.syncMs.toFixed(0)} ms, heap ${res.heapAfterSyncMB.toFixed(1)} MB, ${res.eventsPerSec.toFixed(0)} ev/s, relist peak RSS ${res.peakRssDuringRelistMB.toFixed(0)} MB\n`);
+          process.stderr.write(
+            `  ${name} pods=${pods} round=${r + 1}: sync ${res.syncMs.toFixed(0)} ms, heap ${res.heapAfterSyncMB.toFixed(1)} MB, ${res.eventsPerSec.toFixed(0)} ev/s, relist peak RSS ${res.peakRssDuringRelistMB.toFixed(0)} MB\n`,
+          );
           results.set(name, [...(results.get(name) ?? []), res]);
         }
       }

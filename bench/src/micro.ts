@@ -50,7 +50,11 @@ async function timeAsync(fn: () => Promise<void>): Promise<number> {
 const byNode = (p: BenchPod): string[] => [typeof p.spec.nodeName === 'string' ? p.spec.nodeName : ''];
 
 function indexer(): Indexer<BenchPod> {
-  return newIndexer<BenchPod>(undefined, { [NAMESPACE_INDEX]: metaNamespaceIndexFunc, node: byNode }, { freeze: false });
+  return newIndexer<BenchPod>(
+    undefined,
+    { [NAMESPACE_INDEX]: metaNamespaceIndexFunc, node: byNode },
+    { freeze: false },
+  );
 }
 
 async function drain(q: Queue<BenchPod>, n: number, onItem: (p: BenchPod) => void): Promise<void> {
@@ -70,35 +74,63 @@ async function main(): Promise<void> {
   for (let i = 0; i < 2000; i++) JSON.parse(texts[i]!);
 
   let pods: BenchPod[] = [];
-  const parse = record('JSON.parse one pod (~3.7 KB)', N, time(() => {
-    pods = texts.map((t) => JSON.parse(t) as BenchPod);
-  }));
+  const parse = record(
+    'JSON.parse one pod (~3.7 KB)',
+    N,
+    time(() => {
+      pods = texts.map((t) => JSON.parse(t) as BenchPod);
+    }),
+  );
   const updates = updTexts.map((t) => JSON.parse(t) as BenchPod);
 
   gc();
   const heap0 = process.memoryUsage().heapUsed;
   const idx = indexer();
-  record('Indexer.add (namespace + node index)', N, time(() => {
-    for (const p of pods) idx.add(p);
-  }));
+  record(
+    'Indexer.add (namespace + node index)',
+    N,
+    time(() => {
+      for (const p of pods) idx.add(p);
+    }),
+  );
   gc();
   const heapPerObject = (process.memoryUsage().heapUsed - heap0) / N;
-  record('Indexer.update (index values unchanged)', N, time(() => {
-    for (const p of updates) idx.update(p);
-  }));
+  record(
+    'Indexer.update (index values unchanged)',
+    N,
+    time(() => {
+      for (const p of updates) idx.update(p);
+    }),
+  );
   let found = 0;
-  record('Indexer.byIndex namespace (5k objects each)', 200, time(() => {
-    for (let i = 0; i < 200; i++) found += idx.byIndex(NAMESPACE_INDEX, `ns-${i % 20}`).length;
-  }));
-  record('Indexer.byIndex node (500 objects each)', 2000, time(() => {
-    for (let i = 0; i < 2000; i++) found += idx.byIndex('node', `node-${i % 200}`).length;
-  }));
-  record('Indexer.getByKey', N, time(() => {
-    for (const p of pods) if (idx.getByKey(`${p.metadata.namespace}/${p.metadata.name}`)) found++;
-  }));
-  record('Indexer.delete', N, time(() => {
-    for (const p of updates) idx.delete(p);
-  }));
+  record(
+    'Indexer.byIndex namespace (5k objects each)',
+    200,
+    time(() => {
+      for (let i = 0; i < 200; i++) found += idx.byIndex(NAMESPACE_INDEX, `ns-${i % 20}`).length;
+    }),
+  );
+  record(
+    'Indexer.byIndex node (500 objects each)',
+    2000,
+    time(() => {
+      for (let i = 0; i < 2000; i++) found += idx.byIndex('node', `node-${i % 200}`).length;
+    }),
+  );
+  record(
+    'Indexer.getByKey',
+    N,
+    time(() => {
+      for (const p of pods) if (idx.getByKey(`${p.metadata.namespace}/${p.metadata.name}`)) found++;
+    }),
+  );
+  record(
+    'Indexer.delete',
+    N,
+    time(() => {
+      for (const p of updates) idx.delete(p);
+    }),
+  );
 
   for (const [name, make] of [
     ['DeltaFIFO', () => new DeltaFIFO<BenchPod>()],

@@ -40,10 +40,22 @@ export function makePod(i: number, rv: number): BenchPod {
       uid,
       resourceVersion: String(rv),
       creationTimestamp: ts,
-      labels: { app, 'pod-template-hash': hash, tier: i % 3 === 0 ? 'frontend' : 'backend', 'app.kubernetes.io/part-of': 'bench' },
+      labels: {
+        app,
+        'pod-template-hash': hash,
+        tier: i % 3 === 0 ? 'frontend' : 'backend',
+        'app.kubernetes.io/part-of': 'bench',
+      },
       annotations: { 'kubectl.kubernetes.io/restartedAt': ts, 'prometheus.io/scrape': 'true' },
       ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${app}-${hash}`, uid: `rs-${uid}`, controller: true, blockOwnerDeletion: true },
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: `${app}-${hash}`,
+          uid: `rs-${uid}`,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ],
       managedFields: [
         {
@@ -53,8 +65,24 @@ export function makePod(i: number, rv: number): BenchPod {
           time: ts,
           fieldsType: 'FieldsV1',
           fieldsV1: {
-            'f:metadata': { 'f:generateName': {}, 'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} }, 'f:ownerReferences': { '.': {}, [`k:{"uid":"rs-${uid}"}`]: {} } },
-            'f:spec': { 'f:containers': { 'k:{"name":"main"}': { '.': {}, 'f:image': {}, 'f:name': {}, 'f:ports': {}, 'f:resources': {} } }, 'f:dnsPolicy': {}, 'f:restartPolicy': {} },
+            'f:metadata': {
+              'f:generateName': {},
+              'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} },
+              'f:ownerReferences': { '.': {}, [`k:{"uid":"rs-${uid}"}`]: {} },
+            },
+            'f:spec': {
+              'f:containers': {
+                'k:{"name":"main"}': {
+                  '.': {},
+                  'f:image': {},
+                  'f:name': {},
+                  'f:ports': {},
+                  'f:resources': {},
+                },
+              },
+              'f:dnsPolicy': {},
+              'f:restartPolicy': {},
+            },
           },
         },
       ],
@@ -70,7 +98,13 @@ export function makePod(i: number, rv: number): BenchPod {
             { name: 'LOG_LEVEL', value: 'info' },
           ],
           resources: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
-          volumeMounts: [{ name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }],
+          volumeMounts: [
+            {
+              name: 'kube-api-access',
+              mountPath: '/var/run/secrets/kubernetes.io/serviceaccount',
+              readOnly: true,
+            },
+          ],
           terminationMessagePath: '/dev/termination-log',
           terminationMessagePolicy: 'File',
           imagePullPolicy: 'IfNotPresent',
@@ -85,7 +119,15 @@ export function makePod(i: number, rv: number): BenchPod {
           imagePullPolicy: 'IfNotPresent',
         },
       ],
-      volumes: [{ name: 'kube-api-access', projected: { defaultMode: 420, sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }] } }],
+      volumes: [
+        {
+          name: 'kube-api-access',
+          projected: {
+            defaultMode: 420,
+            sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }],
+          },
+        },
+      ],
       restartPolicy: 'Always',
       terminationGracePeriodSeconds: 30,
       dnsPolicy: 'ClusterFirst',
@@ -93,8 +135,18 @@ export function makePod(i: number, rv: number): BenchPod {
       nodeName: node,
       schedulerName: 'default-scheduler',
       tolerations: [
-        { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+        {
+          key: 'node.kubernetes.io/not-ready',
+          operator: 'Exists',
+          effect: 'NoExecute',
+          tolerationSeconds: 300,
+        },
+        {
+          key: 'node.kubernetes.io/unreachable',
+          operator: 'Exists',
+          effect: 'NoExecute',
+          tolerationSeconds: 300,
+        },
       ],
       priority: 0,
       enableServiceLinks: true,
@@ -113,8 +165,26 @@ export function makePod(i: number, rv: number): BenchPod {
       startTime: ts,
       qosClass: 'Burstable',
       containerStatuses: [
-        { name: 'main', ready: true, restartCount: 0, image: `registry.example.com/${app}:v1.${i % 10}.0`, imageID: `registry.example.com/${app}@sha256:${hex(i, 16)}`, containerID: `containerd://${hex(i * 3, 16)}`, started: true, state: { running: { startedAt: ts } } },
-        { name: 'sidecar', ready: true, restartCount: 0, image: 'registry.example.com/proxy:2.4.1', imageID: 'registry.example.com/proxy@sha256:abcdef', containerID: `containerd://${hex(i * 5, 16)}`, started: true, state: { running: { startedAt: ts } } },
+        {
+          name: 'main',
+          ready: true,
+          restartCount: 0,
+          image: `registry.example.com/${app}:v1.${i % 10}.0`,
+          imageID: `registry.example.com/${app}@sha256:${hex(i, 16)}`,
+          containerID: `containerd://${hex(i * 3, 16)}`,
+          started: true,
+          state: { running: { startedAt: ts } },
+        },
+        {
+          name: 'sidecar',
+          ready: true,
+          restartCount: 0,
+          image: 'registry.example.com/proxy:2.4.1',
+          imageID: 'registry.example.com/proxy@sha256:abcdef',
+          containerID: `containerd://${hex(i * 5, 16)}`,
+          started: true,
+          state: { running: { startedAt: ts } },
+        },
       ],
     },
   };

@@ -43,7 +43,9 @@ async function post(url: string): Promise<void> {
 
 async function main(): Promise<void> {
   const server = fork(path.join(here, 'server.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const url = await new Promise<string>((resolve) => server.once('message', (m: { url: string }) => resolve(m.url)));
+  const url = await new Promise<string>((resolve) =>
+    server.once('message', (m: { url: string }) => resolve(m.url)),
+  );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kinformer-prof-'));
   try {
     await post(`${url}/_bench/reset?pods=${pods}`);
@@ -73,12 +75,16 @@ async function main(): Promise<void> {
     total += us;
     byComponent.set(c, (byComponent.get(c) ?? 0) + us);
     const short = n.callFrame.url.replace(/^.*\/(packages|node_modules)\//, '').replace(/^file:\/\//, '');
-    const fname = `${n.callFrame.functionName || '(anonymous)'} ${short ? `(${short}:${n.callFrame.lineNumber + 1})` : ''}`.trim();
+    const fname =
+      `${n.callFrame.functionName || '(anonymous)'} ${short ? `(${short}:${n.callFrame.lineNumber + 1})` : ''}`.trim();
     byFunction.set(fname, (byFunction.get(fname) ?? 0) + us);
   }
   const pct = (us: number): string => `${((us / total) * 100).toFixed(1)} %`;
   const rows = (m: Map<string, number>, n: number): string[] =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `| ${k} | ${(us / 1000).toFixed(0)} | ${pct(us)} |`);
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, us]) => `| ${k} | ${(us / 1000).toFixed(0)} | ${pct(us)} |`);
   const text = [
     `CPU profile of the kinformer contender (${machineLine()}): sync of ${pods} pods, ${events} watch events, one relist; busy time only (idle excluded), ${(total / 1000).toFixed(0)} ms in all.`,
     '',

@@ -45,7 +45,9 @@ export function renderTables(rows: Row[]): { text: string; goals: Goal[] } {
   const lines: string[] = [];
   const goals: Goal[] = [];
   const sizes = [...new Set(rows.map((r) => r.pods))];
-  lines.push('| contender | pods | time to synced (ms) | heap after sync (MB) | RSS after sync (MB) | watch events/s | peak RSS in relist (MB) | sync ×floor | sync ×floor-http | sync ×client-node | heap ×floor | heap ×client-node | events ×floor | events ×floor-http |');
+  lines.push(
+    '| contender | pods | time to synced (ms) | heap after sync (MB) | RSS after sync (MB) | watch events/s | peak RSS in relist (MB) | sync ×floor | sync ×floor-http | sync ×client-node | heap ×floor | heap ×client-node | events ×floor | events ×floor-http |',
+  );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const pods of sizes) {
     const at = rows.filter((r) => r.pods === pods);
@@ -61,17 +63,64 @@ export function renderTables(rows: Row[]): { text: string; goals: Goal[] } {
     }
     const k = at.find((r) => r.name === 'kinformer');
     if (k) {
-      goals.push({ what: `time to synced vs floor (${pods} pods)`, value: ratio(k.syncMs, fl?.syncMs), limit: 1.25, atMost: true });
-      goals.push({ what: `time to synced vs client-node (${pods} pods)`, value: ratio(k.syncMs, cn?.syncMs), limit: 0.5, atMost: true });
-      goals.push({ what: `heap after sync vs floor (${pods} pods)`, value: ratio(k.heapAfterSyncMB, fl?.heapAfterSyncMB), limit: 1.15, atMost: true });
-      goals.push({ what: `heap after sync vs client-node (${pods} pods)`, value: ratio(k.heapAfterSyncMB, cn?.heapAfterSyncMB), limit: 0.7, atMost: true });
-      if (k.eventsPerSec !== undefined) goals.push({ what: `watch events/s vs floor`, value: ratio(k.eventsPerSec, fl?.eventsPerSec), limit: 0.85, atMost: false });
+      goals.push({
+        what: `time to synced vs floor (${pods} pods)`,
+        value: ratio(k.syncMs, fl?.syncMs),
+        limit: 1.25,
+        atMost: true,
+      });
+      goals.push({
+        what: `time to synced vs client-node (${pods} pods)`,
+        value: ratio(k.syncMs, cn?.syncMs),
+        limit: 0.5,
+        atMost: true,
+      });
+      goals.push({
+        what: `heap after sync vs floor (${pods} pods)`,
+        value: ratio(k.heapAfterSyncMB, fl?.heapAfterSyncMB),
+        limit: 1.15,
+        atMost: true,
+      });
+      goals.push({
+        what: `heap after sync vs client-node (${pods} pods)`,
+        value: ratio(k.heapAfterSyncMB, cn?.heapAfterSyncMB),
+        limit: 0.7,
+        atMost: true,
+      });
+      if (k.eventsPerSec !== undefined)
+        goals.push({
+          what: `watch events/s vs floor`,
+          value: ratio(k.eventsPerSec, fl?.eventsPerSec),
+          limit: 0.85,
+          atMost: false,
+        });
       if (fh) {
-        goals.push({ what: `stricter: time to synced vs floor-http (${pods} pods)`, value: ratio(k.syncMs, fh.syncMs), limit: 1.25, atMost: true });
-        goals.push({ what: `stricter: heap after sync vs floor-http (${pods} pods)`, value: ratio(k.heapAfterSyncMB, fh.heapAfterSyncMB), limit: 1.15, atMost: true });
-        if (k.eventsPerSec !== undefined) goals.push({ what: `stricter: watch events/s vs floor-http`, value: ratio(k.eventsPerSec, fh.eventsPerSec), limit: 0.85, atMost: false });
+        goals.push({
+          what: `stricter: time to synced vs floor-http (${pods} pods)`,
+          value: ratio(k.syncMs, fh.syncMs),
+          limit: 1.25,
+          atMost: true,
+        });
+        goals.push({
+          what: `stricter: heap after sync vs floor-http (${pods} pods)`,
+          value: ratio(k.heapAfterSyncMB, fh.heapAfterSyncMB),
+          limit: 1.15,
+          atMost: true,
+        });
+        if (k.eventsPerSec !== undefined)
+          goals.push({
+            what: `stricter: watch events/s vs floor-http`,
+            value: ratio(k.eventsPerSec, fh.eventsPerSec),
+            limit: 0.85,
+            atMost: false,
+          });
       }
-      goals.push({ what: `peak RSS in relist vs RSS after sync (${pods} pods; ≤ 2 copies)`, value: ratio(k.peakRssDuringRelistMB, k.rssAfterSyncMB), limit: 2, atMost: true });
+      goals.push({
+        what: `peak RSS in relist vs RSS after sync (${pods} pods; ≤ 2 copies)`,
+        value: ratio(k.peakRssDuringRelistMB, k.rssAfterSyncMB),
+        limit: 2,
+        atMost: true,
+      });
     }
   }
   if (goals.length) {
@@ -80,7 +129,12 @@ export function renderTables(rows: Row[]): { text: string; goals: Goal[] } {
   return { text: lines.join('\n'), goals };
 }
 
-const COLORS: Record<string, string> = { floor: '#888888', 'floor-http': '#bbbbbb', 'client-node': '#d9534f', kinformer: '#2a7ae2' };
+const COLORS: Record<string, string> = {
+  floor: '#888888',
+  'floor-http': '#bbbbbb',
+  'client-node': '#d9534f',
+  kinformer: '#2a7ae2',
+};
 
 /** A grouped bar chart: one group per metric (ratio to the floor), one bar per contender. */
 export function renderSvg(rows: Row[]): string {
@@ -92,8 +146,14 @@ export function renderSvg(rows: Row[]): string {
   const metrics: Array<{ label: string; get: (r: Row) => number | undefined }> = [
     { label: `time to synced (${pods} pods)`, get: (r) => ratio(r.syncMs, fl?.syncMs) },
     { label: `heap after sync (${pods} pods)`, get: (r) => ratio(r.heapAfterSyncMB, fl?.heapAfterSyncMB) },
-    { label: `peak RSS in relist (${pods} pods)`, get: (r) => ratio(r.peakRssDuringRelistMB, fl?.peakRssDuringRelistMB) },
-    { label: 'watch events/s (higher is better)', get: (r) => ratio(rows.find((x) => x.name === r.name && x.pods === small)?.eventsPerSec, evFloor) },
+    {
+      label: `peak RSS in relist (${pods} pods)`,
+      get: (r) => ratio(r.peakRssDuringRelistMB, fl?.peakRssDuringRelistMB),
+    },
+    {
+      label: 'watch events/s (higher is better)',
+      get: (r) => ratio(rows.find((x) => x.name === r.name && x.pods === small)?.eventsPerSec, evFloor),
+    },
   ];
   const names = at.map((r) => r.name);
   const W = 760;
@@ -119,13 +179,21 @@ export function renderSvg(rows: Row[]): string {
       const v = m.get(r);
       if (v === undefined || !Number.isFinite(v)) return;
       const x = gx + bi * barW;
-      parts.push(`<rect x="${x}" y="${y(v)}" width="${barW - 4}" height="${top + plotH - y(v)}" fill="${COLORS[name] ?? '#5cb85c'}"/>`);
-      parts.push(`<text x="${x + (barW - 4) / 2}" y="${y(v) - 3}" text-anchor="middle">${v.toFixed(2)}</text>`);
+      parts.push(
+        `<rect x="${x}" y="${y(v)}" width="${barW - 4}" height="${top + plotH - y(v)}" fill="${COLORS[name] ?? '#5cb85c'}"/>`,
+      );
+      parts.push(
+        `<text x="${x + (barW - 4) / 2}" y="${y(v) - 3}" text-anchor="middle">${v.toFixed(2)}</text>`,
+      );
     });
-    parts.push(`<text x="${gx + (names.length * barW) / 2}" y="${top + plotH + 16}" text-anchor="middle">${m.label}</text>`);
+    parts.push(
+      `<text x="${gx + (names.length * barW) / 2}" y="${top + plotH + 16}" text-anchor="middle">${m.label}</text>`,
+    );
   });
   names.forEach((name, i) => {
-    parts.push(`<rect x="${left + i * 130}" y="${H - 22}" width="12" height="12" fill="${COLORS[name] ?? '#5cb85c'}"/><text x="${left + i * 130 + 16}" y="${H - 12}">${name}</text>`);
+    parts.push(
+      `<rect x="${left + i * 130}" y="${H - 22}" width="12" height="12" fill="${COLORS[name] ?? '#5cb85c'}"/><text x="${left + i * 130 + 16}" y="${H - 12}">${name}</text>`,
+    );
   });
   parts.push('</svg>');
   return parts.join('\n');
@@ -140,7 +208,8 @@ export function replaceSection(name: string, body: string): void {
   const block = `${start}\n${body}\n${end}`;
   const i = doc.indexOf(start);
   const j = doc.indexOf(end);
-  const next = i >= 0 && j > i ? doc.slice(0, i) + block + doc.slice(j + end.length) : `${doc.trimEnd()}\n\n${block}\n`;
+  const next =
+    i >= 0 && j > i ? doc.slice(0, i) + block + doc.slice(j + end.length) : `${doc.trimEnd()}\n\n${block}\n`;
   fs.writeFileSync(file, next);
 }
 

@@ -33,7 +33,11 @@ function podJson(i: number): string {
 function podMetaJson(i: number): string {
   let s = metaJson[i];
   if (s === undefined) {
-    s = JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: makePod(i, rvs[i] ?? 0).metadata });
+    s = JSON.stringify({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: makePod(i, rvs[i] ?? 0).metadata,
+    });
     metaJson[i] = s;
   }
   return s;
@@ -150,7 +154,9 @@ async function list(req: URL, res: http.ServerResponse, metadataOnly: boolean): 
     meta.remainingItemCount = n - end;
   }
   res.writeHead(200, { 'Content-Type': 'application/json' });
-  const head = metadataOnly ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1"` : `{"kind":"PodList","apiVersion":"v1"`;
+  const head = metadataOnly
+    ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1"`
+    : `{"kind":"PodList","apiVersion":"v1"`;
   await write(res, `${head},"metadata":${JSON.stringify(meta)},"items":[`);
   let parts: string[] = [];
   let size = 0;
@@ -201,7 +207,9 @@ const server = http.createServer((req, res) => {
       return;
     }
     if (url.pathname === '/_bench/stats') {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ...stats, watchers: watchers.size, rev }));
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ ...stats, watchers: watchers.size, rev }));
       return;
     }
     if (url.pathname === '/api/v1/pods') {

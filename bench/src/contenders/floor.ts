@@ -22,7 +22,10 @@ export function floor(serverUrl: string): Contender {
     for (;;) {
       const q = cont ? `limit=500&continue=${encodeURIComponent(cont)}` : 'limit=500&resourceVersion=0';
       const res = await fetch(`${serverUrl}/api/v1/pods?${q}`, { signal: abort.signal });
-      const body = JSON.parse(await res.text()) as { metadata: { resourceVersion: string; continue?: string }; items: Pod[] };
+      const body = JSON.parse(await res.text()) as {
+        metadata: { resourceVersion: string; continue?: string };
+        items: Pod[];
+      };
       for (const p of body.items) next.set(`${p.metadata.namespace}/${p.metadata.name}`, p);
       if (!cont) rv = body.metadata.resourceVersion;
       cont = body.metadata.continue ?? '';
@@ -33,17 +36,24 @@ export function floor(serverUrl: string): Contender {
 
   async function watchLoop(): Promise<void> {
     while (!abort.signal.aborted) {
-      const res = await fetch(`${serverUrl}/api/v1/pods?watch=true&resourceVersion=${rv}`, { signal: abort.signal });
+      const res = await fetch(`${serverUrl}/api/v1/pods?watch=true&resourceVersion=${rv}`, {
+        signal: abort.signal,
+      });
       const reader = (res.body as ReadableStream<Uint8Array>).getReader();
       let rest: Buffer | undefined;
       let expired = false;
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        let buf = rest ? Buffer.concat([rest, value]) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+        let buf = rest
+          ? Buffer.concat([rest, value])
+          : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
         let start = 0;
         for (let nl = buf.indexOf(10, start); nl !== -1; nl = buf.indexOf(10, start)) {
-          const ev = JSON.parse(buf.toString('utf8', start, nl)) as { type: string; object: Pod & { code?: number } };
+          const ev = JSON.parse(buf.toString('utf8', start, nl)) as {
+            type: string;
+            object: Pod & { code?: number };
+          };
           start = nl + 1;
           if (ev.type === 'ERROR') {
             expired = ev.object.code === 410;

@@ -36,7 +36,9 @@ export function floorHttp(serverUrl: string): Contender {
     let cont = '';
     for (;;) {
       const q = cont ? `limit=500&continue=${encodeURIComponent(cont)}` : 'limit=500&resourceVersion=0';
-      const page = JSON.parse(await body(await get(agent, `${serverUrl}/api/v1/pods?${q}`, abort.signal))) as {
+      const page = JSON.parse(
+        await body(await get(agent, `${serverUrl}/api/v1/pods?${q}`, abort.signal)),
+      ) as {
         metadata: { resourceVersion: string; continue?: string };
         items: Pod[];
       };
@@ -57,7 +59,10 @@ export function floorHttp(serverUrl: string): Contender {
         const buf = rest ? Buffer.concat([rest, value as Buffer]) : (value as Buffer);
         let start = 0;
         for (let nl = buf.indexOf(10, start); nl !== -1; nl = buf.indexOf(10, start)) {
-          const ev = JSON.parse(buf.toString('utf8', start, nl)) as { type: string; object: Pod & { code?: number } };
+          const ev = JSON.parse(buf.toString('utf8', start, nl)) as {
+            type: string;
+            object: Pod & { code?: number };
+          };
           start = nl + 1;
           if (ev.type === 'ERROR') {
             expired = ev.object.code === 410;

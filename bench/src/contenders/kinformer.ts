@@ -18,6 +18,8 @@ export interface KinformerVariant {
   metadataOnly?: boolean;
   /** A label selector (the bench server understands `tier=frontend`: a third of the pods). */
   labelSelector?: string;
+  /** Page every LIST, relists included (client-go's `WatchListPageSize`). */
+  pagedRelists?: boolean;
 }
 
 export function kinformer(serverUrl: string): Contender {
@@ -26,7 +28,9 @@ export function kinformer(serverUrl: string): Contender {
 
 export const kinformerTransform = (url: string): Contender => kinformerWith(url, { transform: true });
 export const kinformerMetadata = (url: string): Contender => kinformerWith(url, { metadataOnly: true });
-export const kinformerSelector = (url: string): Contender => kinformerWith(url, { labelSelector: 'tier=frontend' });
+export const kinformerSelector = (url: string): Contender =>
+  kinformerWith(url, { labelSelector: 'tier=frontend' });
+export const kinformerPaged = (url: string): Contender => kinformerWith(url, { pagedRelists: true });
 
 function kinformerWith(serverUrl: string, variant: KinformerVariant): Contender {
   const kc = new KubeConfig();
@@ -40,6 +44,7 @@ function kinformerWith(serverUrl: string, variant: KinformerVariant): Contender 
   let relistWaiter: (() => void) | undefined;
   const factory = new SharedInformerFactory(kc, {
     ...(variant.transform ? { transform: dropManagedFields } : {}),
+    ...(variant.pagedRelists ? { reflectorOptions: () => ({ pageSize: 500 }) } : {}),
     listerWatcherFactory: (gvr, request) => {
       const lw: ListerWatcher<KubeObject> = createListWatch(
         kc,
