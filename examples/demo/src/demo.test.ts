@@ -6,7 +6,14 @@ describe('the README demo', () => {
     const out = new PassThrough();
     let text = '';
     out.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    const summary = await runDemo({ pods: 400, durationMs: 2500, churnPerSecond: 400, chaos: true, out, tty: false });
+    const summary = await runDemo({
+      pods: 400,
+      durationMs: 2500,
+      churnPerSecond: 400,
+      chaos: true,
+      out,
+      tty: false,
+    });
     expect(summary.matchesServer).toBe(true);
     expect(summary.mismatches).toEqual([]);
     expect(summary.adds).toBeGreaterThanOrEqual(400);

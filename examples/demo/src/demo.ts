@@ -90,7 +90,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     const pods = options.pods ?? 3000;
     for (; nextPod < pods; nextPod++) keys.push(key(server.create('pods', podFor(nextPod, rand))));
     kubeConfig = server.kubeConfig();
-    out.write(`embedded FakeApiServer at ${server.url} with ${pods} pods in ${NAMESPACES.length} namespaces on ${NODES} nodes\n`);
+    out.write(
+      `embedded FakeApiServer at ${server.url} with ${pods} pods in ${NAMESPACES.length} namespaces on ${NODES} nodes\n`,
+    );
   } else {
     out.write(`watching pods on ${kubeConfig.getCurrentCluster()?.server ?? 'the current cluster'}\n`);
   }
@@ -141,7 +143,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
         // Each fault cuts the open watches; what the informer finds when it comes back differs.
         const which = faults++ % 3;
         if (which === 1) srv.faults.compact(); // history gone: 410 Gone, so it relists
-        if (which === 2) srv.faults.failNext({ count: 1, status: 429, retryAfterSeconds: 1, verbs: ['watch'] }); // waits, rewatches
+        if (which === 2)
+          srv.faults.failNext({ count: 1, status: 429, retryAfterSeconds: 1, verbs: ['watch'] }); // waits, rewatches
         srv.faults.dropWatches();
       }
     }, 50);
@@ -156,7 +159,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     last = { at: now, events };
     const busiest = lister
       .list()
-      .reduce<Map<string, number>>((m, p) => m.set(p.spec?.nodeName ?? '-', (m.get(p.spec?.nodeName ?? '-') ?? 0) + 1), new Map());
+      .reduce<Map<string, number>>(
+        (m, p) => m.set(p.spec?.nodeName ?? '-', (m.get(p.spec?.nodeName ?? '-') ?? 0) + 1),
+        new Map(),
+      );
     const top = [...busiest].sort((a, b) => b[1] - a[1])[0];
     return `adds ${counts.adds}  updates ${counts.updates}  deletes ${counts.deletes}  cache ${informer.getStore().size()}  ${rate.toFixed(0)} ev/s  busiest ${top ? `${top[0]} (${informer.getIndexer().byIndex(BY_NODE, top[0]).length})` : '-'}`;
   };
@@ -164,10 +170,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
 
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, durationMs);
-    stop.signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    stop.signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
   if (churn) clearInterval(churn);
   clearInterval(live);
@@ -183,7 +193,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     );
   }
   const r = informer.reflectorStats();
-  if (r) out.write(`reflector: ${r.lists} lists (${r.relists} relists), ${r.watchStarts} watches (${r.watchRestarts} restarts), ${r.expired410} × 410, ${r.events} events, ${r.bookmarks} bookmarks\n`);
+  if (r)
+    out.write(
+      `reflector: ${r.lists} lists (${r.relists} relists), ${r.watchStarts} watches (${r.watchRestarts} restarts), ${r.expired410} × 410, ${r.events} events, ${r.bookmarks} bookmarks\n`,
+    );
   stop.abort();
   options.signal?.removeEventListener('abort', onOuterAbort);
   await factory.shutdown();
@@ -193,17 +206,26 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
 }
 
 /** Waits (bounded) until the informer has caught up with the server, then compares them. */
-async function settle(server: FakeApiServer, informer: SharedIndexInformer<V1Pod>, mismatches: string[]): Promise<boolean> {
+async function settle(
+  server: FakeApiServer,
+  informer: SharedIndexInformer<V1Pod>,
+  mismatches: string[],
+): Promise<boolean> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     mismatches.length = 0;
-    const want = new Map(server.list<V1Pod>('pods').map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p.metadata.resourceVersion]));
+    const want = new Map(
+      server
+        .list<V1Pod>('pods')
+        .map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p.metadata.resourceVersion]),
+    );
     const store = informer.getStore();
     for (const [key, rv] of want) {
       const got = store.getByKey(key)?.metadata?.resourceVersion;
       if (got !== rv) mismatches.push(`${key}: cache ${got ?? 'missing'}, server ${rv}`);
     }
-    for (const key of store.listKeys()) if (!want.has(key)) mismatches.push(`${key}: in cache, not on server`);
+    for (const key of store.listKeys())
+      if (!want.has(key)) mismatches.push(`${key}: in cache, not on server`);
     if (mismatches.length === 0) return true;
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 50));

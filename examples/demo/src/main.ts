@@ -46,7 +46,9 @@ for (let i = 0; i < args.length; i++) {
       options.chaos = false;
       break;
     case '--help':
-      console.log('usage: pnpm demo [--kubeconfig PATH] [--pods N] [--duration 20s] [--churn 400] [--no-chaos]');
+      console.log(
+        'usage: pnpm demo [--kubeconfig PATH] [--pods N] [--duration 20s] [--churn 400] [--no-chaos]',
+      );
       process.exit(0);
       break;
     default:

@@ -18,7 +18,16 @@ interface Pod extends KubeObject {
   spec?: { nodeName?: string };
 }
 
-function pod(namespace: string | undefined, name: string, extra: { rv?: string; labels?: Record<string, string>; annotations?: Record<string, string>; node?: string } = {}): Pod {
+function pod(
+  namespace: string | undefined,
+  name: string,
+  extra: {
+    rv?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    node?: string;
+  } = {},
+): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -103,7 +112,9 @@ describe('newStore', () => {
     const store = newStore<Pod>();
     store.add(pod('ns', 'a', { rv: '1' }));
     expect(() => store.add({ kind: 'Pod' })).toThrow(expect.objectContaining({ code: ErrorCodes.KEY_FUNC }));
-    expect(() => store.delete({ kind: 'Pod' })).toThrow(expect.objectContaining({ code: ErrorCodes.KEY_FUNC }));
+    expect(() => store.delete({ kind: 'Pod' })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.KEY_FUNC }),
+    );
     expect(store.listKeys()).toEqual(['ns/a']);
     expect(store.lastStoreSyncResourceVersion()).toBe('1');
   });
@@ -257,7 +268,8 @@ describe('newIndexer', () => {
   describe('TestIndexer behaviours', () => {
     let indexer: Indexer<Pod>;
     const byNode: IndexFunc<Pod> = (p) => (p.spec?.nodeName === undefined ? [] : [p.spec.nodeName]);
-    const byLabelA: IndexFunc<Pod> = (p) => (p.metadata?.labels?.a === undefined ? [] : [p.metadata.labels.a]);
+    const byLabelA: IndexFunc<Pod> = (p) =>
+      p.metadata?.labels?.a === undefined ? [] : [p.metadata.labels.a];
 
     beforeEach(() => {
       indexer = newIndexer<Pod>(undefined, { [NAMESPACE_INDEX]: metaNamespaceIndexFunc, byNode });
@@ -311,7 +323,9 @@ describe('newIndexer', () => {
     expect(() => indexer.byIndex('nope', 'x')).toThrow('Index with name nope does not exist');
     expect(indexer.listIndexFuncValues('nope')).toEqual([]);
     const keyed = newIndexer<Pod>(() => 'explicit-key', { [NAMESPACE_INDEX]: metaNamespaceIndexFunc });
-    expect(() => keyed.add({ kind: 'NoMeta' })).toThrow(expect.objectContaining({ code: ErrorCodes.INDEX_FUNC }));
+    expect(() => keyed.add({ kind: 'NoMeta' })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INDEX_FUNC }),
+    );
     expect(keyed.size()).toBe(0);
   });
 

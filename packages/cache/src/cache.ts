@@ -117,6 +117,10 @@ export function newStore<T>(keyFunc?: KeyFunc<T>, options: StoreOptions<T> = {})
  * indexes, maintained on every write. More can be added later with `addIndexers`, which indexes the
  * objects already stored. Throws `ERR_INDEX` if an indexer is not a function.
  */
-export function newIndexer<T>(keyFunc?: KeyFunc<T>, indexers: Indexers<T> = {}, options: StoreOptions<T> = {}): Indexer<T> {
+export function newIndexer<T>(
+  keyFunc?: KeyFunc<T>,
+  indexers: Indexers<T> = {},
+  options: StoreOptions<T> = {},
+): Indexer<T> {
   return new Cache<T>(resolveKeyFunc(keyFunc, options), indexers, options.freeze ?? defaultFreezeObjects());
 }

@@ -10,7 +10,11 @@ class EqualsSelector implements LabelSelector {
   readonly requirements: readonly LabelRequirement[];
   calls = 0;
   constructor(private readonly wanted: Record<string, string>) {
-    this.requirements = Object.entries(wanted).map(([key, value]) => ({ key, operator: '=' as const, values: [value] }));
+    this.requirements = Object.entries(wanted).map(([key, value]) => ({
+      key,
+      operator: '=' as const,
+      values: [value],
+    }));
   }
   matches(labels: Readonly<Record<string, string>> | undefined): boolean {
     this.calls++;
@@ -25,11 +29,21 @@ class EqualsSelector implements LabelSelector {
 }
 
 function obj(namespace: string | undefined, name: string, labels?: Record<string, string>): KubeObject {
-  return { metadata: { name, ...(namespace === undefined ? {} : { namespace }), ...(labels === undefined ? {} : { labels }) } };
+  return {
+    metadata: {
+      name,
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(labels === undefined ? {} : { labels }),
+    },
+  };
 }
 
 const keysOf = (objs: KubeObject[]): string[] =>
-  objs.map((o) => (o.metadata?.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : (o.metadata?.name ?? ''))).sort();
+  objs
+    .map((o) =>
+      o.metadata?.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : (o.metadata?.name ?? ''),
+    )
+    .sort();
 
 function fill(indexer: Indexer<KubeObject>): void {
   indexer.add(obj('a', 'web-1', { app: 'web', tier: 'front' }));
@@ -47,7 +61,10 @@ function withNamespaceIndex(): Indexer<KubeObject> {
 }
 
 /** Records which indexer methods are called (instead of jest.spyOn, unavailable as a global in ESM mode). */
-function recording(indexer: Indexer<KubeObject>): { indexer: Indexer<KubeObject>; calls: Array<[string, unknown[]]> } {
+function recording(indexer: Indexer<KubeObject>): {
+  indexer: Indexer<KubeObject>;
+  calls: Array<[string, unknown[]]>;
+} {
   const calls: Array<[string, unknown[]]> = [];
   const proxy = new Proxy(indexer, {
     get(target, prop, receiver) {
@@ -64,20 +81,38 @@ function recording(indexer: Indexer<KubeObject>): { indexer: Indexer<KubeObject>
 
 function lines(): { logger: ReturnType<typeof createLogger>; seen: Array<Record<string, unknown>> } {
   const seen: Array<Record<string, unknown>> = [];
-  const logger = createLogger({ level: 'warn', destination: { write: (line: string) => void seen.push(JSON.parse(line) as Record<string, unknown>) } });
+  const logger = createLogger({
+    level: 'warn',
+    destination: { write: (line: string) => void seen.push(JSON.parse(line) as Record<string, unknown>) },
+  });
   return { logger, seen };
 }
 
 describe('Lister.list', () => {
   it('lists every object without a selector', () => {
     const lister = new Lister(withNamespaceIndex());
-    expect(keysOf(lister.list())).toEqual(['a/db-1', 'a/web-1', 'a/web-2', 'b/nolabels', 'b/web-1', 'node-1']);
+    expect(keysOf(lister.list())).toEqual([
+      'a/db-1',
+      'a/web-1',
+      'a/web-2',
+      'b/nolabels',
+      'b/web-1',
+      'node-1',
+    ]);
   });
 
   it('lists the objects whose labels match the selector, across namespaces', () => {
     const lister = new Lister(withNamespaceIndex());
-    expect(keysOf(lister.list(new EqualsSelector({ app: 'web' })))).toEqual(['a/web-1', 'a/web-2', 'b/web-1', 'node-1']);
-    expect(keysOf(lister.list(new EqualsSelector({ app: 'web', tier: 'front' })))).toEqual(['a/web-1', 'b/web-1']);
+    expect(keysOf(lister.list(new EqualsSelector({ app: 'web' })))).toEqual([
+      'a/web-1',
+      'a/web-2',
+      'b/web-1',
+      'node-1',
+    ]);
+    expect(keysOf(lister.list(new EqualsSelector({ app: 'web', tier: 'front' })))).toEqual([
+      'a/web-1',
+      'b/web-1',
+    ]);
     expect(lister.list(new EqualsSelector({ app: 'none' }))).toEqual([]);
   });
 
@@ -117,7 +152,8 @@ describe('Lister.get and byIndex', () => {
 
   it('exposes no way to write the cache', () => {
     const lister = new Lister(withNamespaceIndex()) as unknown as Record<string, unknown>;
-    for (const method of ['add', 'update', 'delete', 'replace', 'addIndexers', 'indexer']) expect(lister[method]).toBeUndefined();
+    for (const method of ['add', 'update', 'delete', 'replace', 'addIndexers', 'indexer'])
+      expect(lister[method]).toBeUndefined();
   });
 });
 
@@ -125,7 +161,10 @@ describe('Lister.namespace', () => {
   it('lists one namespace, with and without a selector', () => {
     const lister = new Lister(withNamespaceIndex());
     expect(keysOf(lister.namespace('a').list())).toEqual(['a/db-1', 'a/web-1', 'a/web-2']);
-    expect(keysOf(lister.namespace('a').list(new EqualsSelector({ app: 'web' })))).toEqual(['a/web-1', 'a/web-2']);
+    expect(keysOf(lister.namespace('a').list(new EqualsSelector({ app: 'web' })))).toEqual([
+      'a/web-1',
+      'a/web-2',
+    ]);
     expect(keysOf(lister.namespace('b').list(new EqualsSelector({ app: 'web' })))).toEqual(['b/web-1']);
     expect(lister.namespace('empty').list()).toEqual([]);
     expect(lister.namespace('a').namespaceName).toBe('a');
@@ -134,7 +173,10 @@ describe('Lister.namespace', () => {
   it('treats the empty namespace as all namespaces', () => {
     const lister = new Lister(withNamespaceIndex());
     expect(lister.namespace('').list()).toHaveLength(6);
-    expect(keysOf(lister.namespace('').list(new EqualsSelector({ tier: 'front' })))).toEqual(['a/web-1', 'b/web-1']);
+    expect(keysOf(lister.namespace('').list(new EqualsSelector({ tier: 'front' })))).toEqual([
+      'a/web-1',
+      'b/web-1',
+    ]);
     expect(lister.namespace('').get('node-1')?.metadata?.name).toBe('node-1');
   });
 
@@ -147,7 +189,11 @@ describe('Lister.namespace', () => {
   it('uses the namespace index when there is one', () => {
     const { indexer, calls } = recording(withNamespaceIndex());
     const { logger, seen } = lines();
-    expect(keysOf(new Lister(indexer, { logger }).namespace('a').list())).toEqual(['a/db-1', 'a/web-1', 'a/web-2']);
+    expect(keysOf(new Lister(indexer, { logger }).namespace('a').list())).toEqual([
+      'a/db-1',
+      'a/web-1',
+      'a/web-2',
+    ]);
     expect(calls).toContainEqual(['byIndex', [NAMESPACE_INDEX, 'a']]);
     expect(calls.map(([method]) => method)).not.toContain('list');
     expect(seen).toEqual([]);
@@ -206,19 +252,25 @@ describe('Lister with text and object selectors (core parser)', () => {
 
   it('throws ERR_INVALID_SELECTOR for a text selector that does not parse', () => {
     const lister = new Lister(withNamespaceIndex());
-    expect(() => lister.list('app in (')).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_SELECTOR }));
+    expect(() => lister.list('app in (')).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_SELECTOR }),
+    );
   });
 
   it('converts the matchLabels/matchExpressions object form', () => {
     const lister = new Lister(withNamespaceIndex());
-    expect(keysOf(lister.list({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'Exists' }] }))).toEqual([
-      'a/web-1',
-      'a/web-2',
-      'b/web-1',
-    ]);
-    expect(keysOf(lister.namespace('a').list({ matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['web'] }] }))).toEqual([
-      'a/db-1',
-    ]);
+    expect(
+      keysOf(
+        lister.list({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'Exists' }] }),
+      ),
+    ).toEqual(['a/web-1', 'a/web-2', 'b/web-1']);
+    expect(
+      keysOf(
+        lister
+          .namespace('a')
+          .list({ matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['web'] }] }),
+      ),
+    ).toEqual(['a/db-1']);
     expect(lister.list({})).toHaveLength(6);
   });
 });

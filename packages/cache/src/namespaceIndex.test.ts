@@ -11,7 +11,9 @@ describe('metaNamespaceIndexFunc', () => {
   });
 
   it('throws ERR_INDEX_FUNC for an object without metadata', () => {
-    expect(() => metaNamespaceIndexFunc({ kind: 'Pod' })).toThrow(expect.objectContaining({ code: ErrorCodes.INDEX_FUNC }));
+    expect(() => metaNamespaceIndexFunc({ kind: 'Pod' })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INDEX_FUNC }),
+    );
     expect(() => metaNamespaceIndexFunc(null as unknown as KubeObject)).toThrow(
       expect.objectContaining({ code: ErrorCodes.INDEX_FUNC }),
     );
@@ -44,6 +46,11 @@ describe('indexFuncToKeyFuncAdapter', () => {
     const none = indexFuncToKeyFuncAdapter<string>(() => []);
     const several = indexFuncToKeyFuncAdapter<string>(() => ['a', 'b']);
     expect(() => none('x')).toThrow(expect.objectContaining({ code: ErrorCodes.KEY_FUNC }));
-    expect(() => several('x')).toThrow(expect.objectContaining({ code: ErrorCodes.KEY_FUNC, message: expect.stringContaining('too many keys: a, b') }));
+    expect(() => several('x')).toThrow(
+      expect.objectContaining({
+        code: ErrorCodes.KEY_FUNC,
+        message: expect.stringContaining('too many keys: a, b'),
+      }),
+    );
   });
 });

@@ -28,7 +28,8 @@ export function indexFuncToKeyFuncAdapter<T>(indexFunc: IndexFunc<T>): KeyFunc<T
   return (obj: T): string => {
     const values = indexFunc(obj);
     if (values.length !== 1) {
-      const reason = values.length === 0 ? 'unexpected empty index values' : `too many keys: ${values.join(', ')}`;
+      const reason =
+        values.length === 0 ? 'unexpected empty index values' : `too many keys: ${values.join(', ')}`;
       throw new KinformerError(ErrorCodes.KEY_FUNC, `index function cannot be a key function: ${reason}`, {
         details: { values: values.length },
       });

@@ -50,9 +50,19 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: objArb.map((obj): Op => ({ type: 'add', obj })) },
   { weight: 5, arbitrary: objArb.map((obj): Op => ({ type: 'update', obj })) },
   { weight: 3, arbitrary: objArb.map((obj): Op => ({ type: 'delete', obj })) },
-  { weight: 1, arbitrary: fc.record({ objs: fc.array(objArb, { maxLength: 8 }), rv: rvArb }).map((r): Op => ({ type: 'replace', ...r })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({ objs: fc.array(objArb, { maxLength: 8 }), rv: rvArb })
+      .map((r): Op => ({ type: 'replace', ...r })),
+  },
   { weight: 1, arbitrary: rvArb.map((rv): Op => ({ type: 'bookmark', rv })) },
-  { weight: 1, arbitrary: fc.constantFrom<keyof typeof LATE>('firstTag', 'poisonable').map((name): Op => ({ type: 'addIndexer', name })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom<keyof typeof LATE>('firstTag', 'poisonable')
+      .map((name): Op => ({ type: 'addIndexer', name })),
+  },
 );
 
 class Model {

@@ -110,7 +110,8 @@ describe('ThreadSafeStore index maintenance', () => {
   });
 
   it('maintains indexes whose objects have many values', () => {
-    const many = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    const many = (prefix: string, n: number): string[] =>
+      Array.from({ length: n }, (_, i) => `${prefix}${i}`);
     const store = new ThreadSafeStore<Obj>({ v: byValues });
     store.add('a', obj('a', '1', many('v', 40)));
     store.update('a', obj('a', '2', [...many('v', 20), ...many('w', 30)]));
@@ -152,7 +153,9 @@ describe('ThreadSafeStore index maintenance', () => {
     store.add('a', obj('a', '1', ['x', 'y']));
     store.add('b', obj('b', '1', ['y']));
     store.add('c', obj('c', '1', ['z']));
-    const found = store.index('v', obj('probe', undefined, ['x', 'y', 'missing'])).map((o) => o.metadata?.name);
+    const found = store
+      .index('v', obj('probe', undefined, ['x', 'y', 'missing']))
+      .map((o) => o.metadata?.name);
     expect(sorted(found as string[])).toEqual(['a', 'b']);
     expect(store.index('v', obj('probe', undefined, ['z'])).map((o) => o.metadata?.name)).toEqual(['c']);
     expect(store.index('v', obj('probe', undefined, []))).toEqual([]);
@@ -260,7 +263,8 @@ describe('ThreadSafeStore atomic writes', () => {
     const indexes: Record<string, Record<string, string[]>> = {};
     for (const name of Object.keys(store.getIndexers())) {
       indexes[name] = {};
-      for (const value of sorted(store.listIndexFuncValues(name))) indexes[name][value] = sorted(store.indexKeys(name, value));
+      for (const value of sorted(store.listIndexFuncValues(name)))
+        indexes[name][value] = sorted(store.indexKeys(name, value));
     }
     return { items: store.list(), keys: store.listKeys(), indexes, rv: store.lastStoreSyncResourceVersion() };
   }
@@ -271,7 +275,9 @@ describe('ThreadSafeStore atomic writes', () => {
     store.add('a', obj('a', '1', ['x']));
     const before = snapshot(store);
 
-    const err = caught(() => store.update('a', { ...obj('a', '2', ['y']), spec: { values: ['y'], poison: true } }));
+    const err = caught(() =>
+      store.update('a', { ...obj('a', '2', ['y']), spec: { values: ['y'], poison: true } }),
+    );
     expect(err.code).toBe(ErrorCodes.INDEX_FUNC);
     expect(err.message).toBe('index function "poisonable" failed for key "a": poisoned object');
     expect(err.details).toEqual({ index: 'poisonable', key: 'a' });
@@ -301,10 +307,14 @@ describe('ThreadSafeStore atomic writes', () => {
     store.add('a', obj('a', '1', ['x']));
     const before = snapshot(store);
     failOld = true;
-    expect(() => store.update('a', obj('a', '2', ['y']))).toThrow(expect.objectContaining({ code: ErrorCodes.INDEX_FUNC }));
+    expect(() => store.update('a', obj('a', '2', ['y']))).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INDEX_FUNC }),
+    );
     expect(snapshot(store)).toEqual(before);
     expect(() => store.delete('a')).toThrow(expect.objectContaining({ code: ErrorCodes.INDEX_FUNC }));
-    expect(() => store.deleteWithObject('a', obj('a', '9'))).toThrow(expect.objectContaining({ code: ErrorCodes.INDEX_FUNC }));
+    expect(() => store.deleteWithObject('a', obj('a', '9'))).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INDEX_FUNC }),
+    );
     expect(snapshot(store)).toEqual(before);
   });
 
@@ -422,7 +432,9 @@ describe('ThreadSafeStore resource version', () => {
   });
 
   it('does not record the resourceVersion of a write that failed', () => {
-    const store = new ThreadSafeStore<Obj>({ bad: (o) => (o.metadata?.resourceVersion === '2' ? ({} as string[]) : []) });
+    const store = new ThreadSafeStore<Obj>({
+      bad: (o) => (o.metadata?.resourceVersion === '2' ? ({} as string[]) : []),
+    });
     store.add('a', obj('a', '1'));
     expect(() => store.add('a', obj('a', '2'))).toThrow(KinformerError);
     expect(store.lastStoreSyncResourceVersion()).toBe('1');
@@ -499,7 +511,14 @@ describe('ThreadSafeStore contents', () => {
   });
 
   it('does not freeze an object whose write failed', () => {
-    const store = new ThreadSafeStore<Obj>({ bad: () => { throw new Error('no'); } }, { freeze: true });
+    const store = new ThreadSafeStore<Obj>(
+      {
+        bad: () => {
+          throw new Error('no');
+        },
+      },
+      { freeze: true },
+    );
     const a = obj('a');
     expect(() => store.add('a', a)).toThrow(KinformerError);
     expect(Object.isFrozen(a)).toBe(false);

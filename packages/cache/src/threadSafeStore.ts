@@ -298,7 +298,10 @@ export class ThreadSafeStore<T> {
 
   #enter(): void {
     if (this.#writing) {
-      throw new KinformerError(ErrorCodes.INDEX_FUNC, 'the store was written to from inside an index function');
+      throw new KinformerError(
+        ErrorCodes.INDEX_FUNC,
+        'the store was written to from inside an index function',
+      );
     }
     this.#writing = true;
   }
@@ -327,12 +330,21 @@ function computeValues<T>(name: string, fn: IndexFunc<T>, obj: T, key: string | 
   return values as string[];
 }
 
-function indexFuncError(name: string, key: string | undefined, reason: string, cause?: unknown): KinformerError {
+function indexFuncError(
+  name: string,
+  key: string | undefined,
+  reason: string,
+  cause?: unknown,
+): KinformerError {
   const subject = key === undefined ? '' : ` for key ${JSON.stringify(key)}`;
-  return new KinformerError(ErrorCodes.INDEX_FUNC, `index function ${JSON.stringify(name)} failed${subject}: ${reason}`, {
-    ...(cause === undefined ? {} : { cause }),
-    details: key === undefined ? { index: name } : { index: name, key },
-  });
+  return new KinformerError(
+    ErrorCodes.INDEX_FUNC,
+    `index function ${JSON.stringify(name)} failed${subject}: ${reason}`,
+    {
+      ...(cause === undefined ? {} : { cause }),
+      details: key === undefined ? { index: name } : { index: name, key },
+    },
+  );
 }
 
 /** Moves `key` from the `oldValues` sets to the `newValues` sets. */

@@ -43,7 +43,12 @@ class TestServer {
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       const url = new URL(req.url ?? '/', 'http://x');
-      this.requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers });
+      this.requests.push({
+        method: req.method ?? '',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers: req.headers,
+      });
       res.on('close', () => this.closedRequests++);
       void this.handler(req, res);
     });
@@ -104,13 +109,21 @@ async function drain<T>(iterable: AsyncIterable<T>): Promise<{ events: T[]; erro
   return { events, error: undefined };
 }
 
-const pod = (name: string, rv: string): { kind: string; apiVersion: string; metadata: Record<string, string> } => ({
+const pod = (
+  name: string,
+  rv: string,
+): { kind: string; apiVersion: string; metadata: Record<string, string> } => ({
   kind: 'Pod',
   apiVersion: 'v1',
   metadata: { name, namespace: 'default', resourceVersion: rv },
 });
 const line = (type: string, object: unknown): string => `${JSON.stringify({ type, object })}\n`;
-const status = (code: number, reason: string | undefined, message: string, details?: Record<string, unknown>): string =>
+const status = (
+  code: number,
+  reason: string | undefined,
+  message: string,
+  details?: Record<string, unknown>,
+): string =>
   JSON.stringify({
     kind: 'Status',
     apiVersion: 'v1',
@@ -146,12 +159,28 @@ afterEach(async () => {
 
 describe('createListWatch: requests', () => {
   it.each([
-    ['core, one namespace', { version: 'v1', resource: 'pods', namespace: 'default' }, '/api/v1/namespaces/default/pods'],
+    [
+      'core, one namespace',
+      { version: 'v1', resource: 'pods', namespace: 'default' },
+      '/api/v1/namespaces/default/pods',
+    ],
     ['core, all namespaces', { version: 'v1', resource: 'pods' }, '/api/v1/pods'],
     ['core, cluster-scoped', { group: '', version: 'v1', resource: 'nodes' }, '/api/v1/nodes'],
-    ['group, one namespace', { group: 'apps', version: 'v1', resource: 'deployments', namespace: 'kube-system' }, '/apis/apps/v1/namespaces/kube-system/deployments'],
-    ['group, all namespaces', { group: 'apps', version: 'v1', resource: 'deployments' }, '/apis/apps/v1/deployments'],
-    ['CRD', { group: 'stable.example.com', version: 'v1beta1', resource: 'crontabs', namespace: 'ns-1' }, '/apis/stable.example.com/v1beta1/namespaces/ns-1/crontabs'],
+    [
+      'group, one namespace',
+      { group: 'apps', version: 'v1', resource: 'deployments', namespace: 'kube-system' },
+      '/apis/apps/v1/namespaces/kube-system/deployments',
+    ],
+    [
+      'group, all namespaces',
+      { group: 'apps', version: 'v1', resource: 'deployments' },
+      '/apis/apps/v1/deployments',
+    ],
+    [
+      'CRD',
+      { group: 'stable.example.com', version: 'v1beta1', resource: 'crontabs', namespace: 'ns-1' },
+      '/apis/stable.example.com/v1beta1/namespaces/ns-1/crontabs',
+    ],
   ])('lists and watches %s at the right path', async (_name, resource, path) => {
     const lw = createListWatch(server.kubeConfig(), resource);
     await lw.list({}, ctx());
@@ -167,17 +196,33 @@ describe('createListWatch: requests', () => {
   });
 
   it('puts a path prefix of the cluster server URL in front of the API path', async () => {
-    const lw = createListWatch(server.kubeConfig({ token: TOKEN }, `${server.url}/k8s/clusters/c-1/`), { version: 'v1', resource: 'pods' });
+    const lw = createListWatch(server.kubeConfig({ token: TOKEN }, `${server.url}/k8s/clusters/c-1/`), {
+      version: 'v1',
+      resource: 'pods',
+    });
     await lw.list({}, ctx());
     expect(server.requests[0]?.path).toBe('/k8s/clusters/c-1/api/v1/pods');
   });
 
   it('sends exactly the list query parameters, selectors included', async () => {
-    const lw = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }, {
-      labelSelector: 'app=web,tier in (a,b)',
-      fieldSelector: 'spec.nodeName=node-1',
-    });
-    await lw.list({ limit: 500, continue: 'tok/en=', resourceVersion: '123', resourceVersionMatch: 'NotOlderThan', timeoutSeconds: 30 }, ctx());
+    const lw = createListWatch(
+      server.kubeConfig(),
+      { version: 'v1', resource: 'pods' },
+      {
+        labelSelector: 'app=web,tier in (a,b)',
+        fieldSelector: 'spec.nodeName=node-1',
+      },
+    );
+    await lw.list(
+      {
+        limit: 500,
+        continue: 'tok/en=',
+        resourceVersion: '123',
+        resourceVersionMatch: 'NotOlderThan',
+        timeoutSeconds: 30,
+      },
+      ctx(),
+    );
     await lw.list({ resourceVersion: '', limit: 0 }, ctx());
     expect(server.requests[0]?.query).toEqual({
       continue: 'tok/en=',
@@ -188,23 +233,70 @@ describe('createListWatch: requests', () => {
       resourceVersionMatch: 'NotOlderThan',
       timeoutSeconds: '30',
     });
-    expect(server.requests[1]?.query).toEqual({ fieldSelector: 'spec.nodeName=node-1', labelSelector: 'app=web,tier in (a,b)' });
+    expect(server.requests[1]?.query).toEqual({
+      fieldSelector: 'spec.nodeName=node-1',
+      labelSelector: 'app=web,tier in (a,b)',
+    });
   });
 
   it('sends exactly the watch query parameters', async () => {
     const selector = { toString: () => 'app=web' } as LabelSelector;
-    const lw = createListWatch(server.kubeConfig(), { group: 'apps', version: 'v1', resource: 'deployments' }, { labelSelector: selector });
+    const lw = createListWatch(
+      server.kubeConfig(),
+      { group: 'apps', version: 'v1', resource: 'deployments' },
+      { labelSelector: selector },
+    );
     server.handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end();
     };
-    await drain(await lw.watch({ resourceVersion: '77', allowWatchBookmarks: true, timeoutSeconds: 312 }, ctx()));
-    await drain(await lw.watch({ resourceVersion: '', resourceVersionMatch: 'NotOlderThan', sendInitialEvents: true, allowWatchBookmarks: true }, ctx()));
-    await drain(await lw.watch({ resourceVersion: '0', resourceVersionMatch: 'NotOlderThan', sendInitialEvents: false, allowWatchBookmarks: false }, ctx()));
+    await drain(
+      await lw.watch({ resourceVersion: '77', allowWatchBookmarks: true, timeoutSeconds: 312 }, ctx()),
+    );
+    await drain(
+      await lw.watch(
+        {
+          resourceVersion: '',
+          resourceVersionMatch: 'NotOlderThan',
+          sendInitialEvents: true,
+          allowWatchBookmarks: true,
+        },
+        ctx(),
+      ),
+    );
+    await drain(
+      await lw.watch(
+        {
+          resourceVersion: '0',
+          resourceVersionMatch: 'NotOlderThan',
+          sendInitialEvents: false,
+          allowWatchBookmarks: false,
+        },
+        ctx(),
+      ),
+    );
     expect(server.requests.map((r) => r.query)).toEqual([
-      { watch: 'true', resourceVersion: '77', allowWatchBookmarks: 'true', timeoutSeconds: '312', labelSelector: 'app=web' },
-      { watch: 'true', resourceVersionMatch: 'NotOlderThan', sendInitialEvents: 'true', allowWatchBookmarks: 'true', labelSelector: 'app=web' },
-      { watch: 'true', resourceVersion: '0', resourceVersionMatch: 'NotOlderThan', sendInitialEvents: 'false', labelSelector: 'app=web' },
+      {
+        watch: 'true',
+        resourceVersion: '77',
+        allowWatchBookmarks: 'true',
+        timeoutSeconds: '312',
+        labelSelector: 'app=web',
+      },
+      {
+        watch: 'true',
+        resourceVersionMatch: 'NotOlderThan',
+        sendInitialEvents: 'true',
+        allowWatchBookmarks: 'true',
+        labelSelector: 'app=web',
+      },
+      {
+        watch: 'true',
+        resourceVersion: '0',
+        resourceVersionMatch: 'NotOlderThan',
+        sendInitialEvents: 'false',
+        labelSelector: 'app=web',
+      },
     ]);
   });
 
@@ -217,22 +309,39 @@ describe('createListWatch: requests', () => {
   });
 
   it("sends the KubeConfig's basic auth and impersonation", async () => {
-    const lw = createListWatch(server.kubeConfig({ username: 'alice', password: 'pw', impersonateUser: 'bob' }), { version: 'v1', resource: 'pods' });
+    const lw = createListWatch(
+      server.kubeConfig({ username: 'alice', password: 'pw', impersonateUser: 'bob' }),
+      { version: 'v1', resource: 'pods' },
+    );
     await lw.list({}, ctx());
-    expect(server.requests[0]?.headers.authorization).toBe(`Basic ${Buffer.from('alice:pw').toString('base64')}`);
+    expect(server.requests[0]?.headers.authorization).toBe(
+      `Basic ${Buffer.from('alice:pw').toString('base64')}`,
+    );
     expect(server.requests[0]?.headers['impersonate-user']).toBe('bob');
   });
 
   it("runs the KubeConfig's exec credential plugin and sends its token", async () => {
-    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'exec-token' } });
-    const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: ['-e', `process.stdout.write(${JSON.stringify(credential)})`] };
+    const credential = JSON.stringify({
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      status: { token: 'exec-token' },
+    });
+    const exec = {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      command: process.execPath,
+      args: ['-e', `process.stdout.write(${JSON.stringify(credential)})`],
+    };
     const lw = createListWatch(server.kubeConfig({ exec }), { version: 'v1', resource: 'pods' });
     await lw.list({}, ctx());
     expect(server.requests[0]?.headers.authorization).toBe('Bearer exec-token');
   });
 
   it('rejects with ERR_CONNECTION and the cause when the exec plugin fails, without sending a request', async () => {
-    const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: ['-e', 'process.stderr.write("no credentials"); process.exit(1)'] };
+    const exec = {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      command: process.execPath,
+      args: ['-e', 'process.stderr.write("no credentials"); process.exit(1)'],
+    };
     const lw = createListWatch(server.kubeConfig({ exec }), { version: 'v1', resource: 'pods' });
     const err = await rejection(lw.list({}, ctx()));
     expect(err.code).toBe(ErrorCodes.CONNECTION);
@@ -245,7 +354,10 @@ describe('createListWatch: requests', () => {
     const tokenFile = join(dir, 'token');
     await writeFile(tokenFile, 'file-token');
     try {
-      const lw = createListWatch(server.kubeConfig({ authProvider: { name: 'tokenFile', config: { tokenFile } } }), { version: 'v1', resource: 'pods' });
+      const lw = createListWatch(
+        server.kubeConfig({ authProvider: { name: 'tokenFile', config: { tokenFile } } }),
+        { version: 'v1', resource: 'pods' },
+      );
       await lw.list({}, ctx());
       expect(server.requests[0]?.headers.authorization).toBe('Bearer file-token');
     } finally {
@@ -254,7 +366,11 @@ describe('createListWatch: requests', () => {
   });
 
   it('asks for PartialObjectMetadata(List) when metadataOnly is set', async () => {
-    const lw = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }, { metadataOnly: true });
+    const lw = createListWatch(
+      server.kubeConfig(),
+      { version: 'v1', resource: 'pods' },
+      { metadataOnly: true },
+    );
     await lw.list({}, ctx());
     server.handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -269,14 +385,24 @@ describe('createListWatch: requests', () => {
 
   it('rejects an invalid resource or maxLineBytes with ERR_INVALID_OPTION', () => {
     const kc = server.kubeConfig();
-    expect(() => createListWatch(kc, { version: '', resource: 'pods' })).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
-    expect(() => createListWatch(kc, { version: 'v1', resource: 'pods/status' })).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
-    expect(() => createListWatch(kc, { version: 'v1', resource: 'pods', namespace: '../x' })).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
-    expect(() => createListWatch(kc, { version: 'v1', resource: 'pods' }, { maxLineBytes: 0 })).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
+    expect(() => createListWatch(kc, { version: '', resource: 'pods' })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+    );
+    expect(() => createListWatch(kc, { version: 'v1', resource: 'pods/status' })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+    );
+    expect(() => createListWatch(kc, { version: 'v1', resource: 'pods', namespace: '../x' })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+    );
+    expect(() => createListWatch(kc, { version: 'v1', resource: 'pods' }, { maxLineBytes: 0 })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+    );
   });
 
   it('leaves watchListSupported undefined', () => {
-    expect(createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watchListSupported).toBeUndefined();
+    expect(
+      createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watchListSupported,
+    ).toBeUndefined();
   });
 });
 
@@ -286,7 +412,9 @@ describe('createListWatch: list', () => {
       kind: 'PodList',
       apiVersion: 'v1',
       metadata: { resourceVersion: '42', continue: 'next' },
-      items: Array.from({ length: 50 }, (_, i) => ({ metadata: { name: `pod-${i}-ü✓😀`, resourceVersion: String(i) } })),
+      items: Array.from({ length: 50 }, (_, i) => ({
+        metadata: { name: `pod-${i}-ü✓😀`, resourceVersion: String(i) },
+      })),
     };
     const body = Buffer.from(`${JSON.stringify(list)}\n`);
     server.handler = async (_req, res) => {
@@ -297,7 +425,10 @@ describe('createListWatch: list', () => {
       }
       res.end();
     };
-    const got = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list({ limit: 50 }, ctx());
+    const got = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list(
+      { limit: 50 },
+      ctx(),
+    );
     expect(got).toEqual(list);
   });
 
@@ -306,7 +437,10 @@ describe('createListWatch: list', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"kind":"PodList","metadata":{"resourceVersion":"9"},"items":null}');
     };
-    const got = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list({}, ctx());
+    const got = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list(
+      {},
+      ctx(),
+    );
     expect(got).toEqual({ kind: 'PodList', metadata: { resourceVersion: '9' }, items: [] });
   });
 
@@ -319,7 +453,9 @@ describe('createListWatch: list', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
     };
-    const err = await rejection(createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list({}, ctx()));
+    const err = await rejection(
+      createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list({}, ctx()),
+    );
     expect(err.code).toBe(ErrorCodes.BAD_RESPONSE);
     expect(err.httpStatus).toBe(200);
     expect(err.details).toMatchObject({ resource: 'pods.v1', verb: 'list', bodyExcerpt: body.slice(0, 200) });
@@ -331,18 +467,30 @@ describe('createListWatch: list', () => {
       res.write('{"kind":"PodList","items":[');
       setTimeout(() => req.socket.destroy(), 10);
     };
-    const err = await rejection(createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list({}, ctx()));
+    const err = await rejection(
+      createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list({}, ctx()),
+    );
     expect(err.code).toBe(ErrorCodes.CONNECTION);
   });
 });
 
 describe('createListWatch: watch', () => {
   it('yields ADDED, MODIFIED, DELETED and BOOKMARK events in order and completes when the server closes cleanly', async () => {
-    const bookmark = { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '5', annotations: { 'k8s.io/initial-events-end': 'true' } } };
+    const bookmark = {
+      kind: 'Pod',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '5', annotations: { 'k8s.io/initial-events-end': 'true' } },
+    };
     server.handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       // Several events in one chunk, with an empty line between.
-      res.end(line('ADDED', pod('a', '2')) + line('MODIFIED', pod('a', '3')) + '\n' + line('DELETED', pod('a', '4')) + line('BOOKMARK', bookmark));
+      res.end(
+        line('ADDED', pod('a', '2')) +
+          line('MODIFIED', pod('a', '3')) +
+          '\n' +
+          line('DELETED', pod('a', '4')) +
+          line('BOOKMARK', bookmark),
+      );
     };
     const lw = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' });
     const { events, error } = await drain(await lw.watch({ allowWatchBookmarks: true }, ctx()));
@@ -369,7 +517,9 @@ describe('createListWatch: watch', () => {
       }
       res.end();
     };
-    const { events, error } = await drain(await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, ctx()));
+    const { events, error } = await drain(
+      await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, ctx()),
+    );
     expect(error).toBeUndefined();
     expect(events).toEqual(expected);
   });
@@ -393,10 +543,17 @@ describe('createListWatch: watch', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(line('ADDED', pod('a', '2')) + `{"type":"ERROR","object":${expired}}\n`);
     };
-    const { events, error } = await drain(await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, ctx()));
+    const { events, error } = await drain(
+      await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, ctx()),
+    );
     expect(events).toHaveLength(1);
     expect(error).toBeInstanceOf(KinformerError);
-    expect(error).toMatchObject({ code: ErrorCodes.RESOURCE_EXPIRED, httpStatus: 410, status: JSON.parse(expired), details: { resource: 'pods.v1', line: 2 } });
+    expect(error).toMatchObject({
+      code: ErrorCodes.RESOURCE_EXPIRED,
+      httpStatus: 410,
+      status: JSON.parse(expired),
+      details: { resource: 'pods.v1', line: 2 },
+    });
   });
 
   it.each([
@@ -404,28 +561,50 @@ describe('createListWatch: watch', () => {
     ['a null object', line('ADDED', null), ErrorCodes.MALFORMED_WATCH_EVENT],
     ['an object without metadata', line('MODIFIED', { kind: 'Pod' }), ErrorCodes.MALFORMED_WATCH_EVENT],
     ['an unknown event type', line('UPSERTED', pod('b', '3')), ErrorCodes.UNKNOWN_EVENT_TYPE],
-    ['an over-long line', line('ADDED', { metadata: { name: 'x'.repeat(1000) } }), ErrorCodes.WATCH_LINE_TOO_LARGE],
-  ])('throws for %s only after every good event before it, and closes the connection', async (_name, bad, code) => {
-    server.handler = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      // The stream stays open after the bad line: the client must close it.
-      res.write(line('ADDED', pod('a', '2')) + line('MODIFIED', pod('a', '3')) + bad + line('DELETED', pod('a', '4')));
-    };
-    const lw = createListWatch(server.kubeConfig({ token: TOKEN }), { version: 'v1', resource: 'pods' }, { maxLineBytes: 500 });
-    const { events, error } = await drain(await lw.watch({}, ctx()));
-    expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED']);
-    expect(error).toBeInstanceOf(KinformerError);
-    const err = error as KinformerError;
-    expect(err.code).toBe(code);
-    expect(err.details).toMatchObject({ resource: 'pods.v1', verb: 'watch', line: 3 });
-    expect(typeof err.details?.excerpt).toBe('string');
-    expect(JSON.stringify(err.details)).not.toContain(TOKEN);
-    await waitFor(() => server.closedRequests === 1 && server.openConnections() === 0, 'the server to see the connection closed');
-  });
+    [
+      'an over-long line',
+      line('ADDED', { metadata: { name: 'x'.repeat(1000) } }),
+      ErrorCodes.WATCH_LINE_TOO_LARGE,
+    ],
+  ])(
+    'throws for %s only after every good event before it, and closes the connection',
+    async (_name, bad, code) => {
+      server.handler = (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        // The stream stays open after the bad line: the client must close it.
+        res.write(
+          line('ADDED', pod('a', '2')) +
+            line('MODIFIED', pod('a', '3')) +
+            bad +
+            line('DELETED', pod('a', '4')),
+        );
+      };
+      const lw = createListWatch(
+        server.kubeConfig({ token: TOKEN }),
+        { version: 'v1', resource: 'pods' },
+        { maxLineBytes: 500 },
+      );
+      const { events, error } = await drain(await lw.watch({}, ctx()));
+      expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED']);
+      expect(error).toBeInstanceOf(KinformerError);
+      const err = error as KinformerError;
+      expect(err.code).toBe(code);
+      expect(err.details).toMatchObject({ resource: 'pods.v1', verb: 'watch', line: 3 });
+      expect(typeof err.details?.excerpt).toBe('string');
+      expect(JSON.stringify(err.details)).not.toContain(TOKEN);
+      await waitFor(
+        () => server.closedRequests === 1 && server.openConnections() === 0,
+        'the server to see the connection closed',
+      );
+    },
+  );
 
   it('throws ERR_CONNECTION for a truncated last line with a connection reset, after the good events', async () => {
     const response = streaming(server);
-    const stream = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, ctx());
+    const stream = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch(
+      {},
+      ctx(),
+    );
     const res = await response;
     res.write(line('ADDED', pod('a', '2')) + line('MODIFIED', pod('a', '3')));
     const it = stream[Symbol.asyncIterator]();
@@ -445,14 +624,19 @@ describe('createListWatch: watch', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(line('ADDED', pod('a', '2')) + '{"type":"MODIFIED","obj', () => req.socket.destroy());
     };
-    const { events, error } = await drain(await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, ctx()));
+    const { events, error } = await drain(
+      await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, ctx()),
+    );
     expect(events).toHaveLength(1);
     expect(error).toMatchObject({ code: ErrorCodes.CONNECTION });
   });
 
   it('closes the request when the consumer breaks out of the loop', async () => {
     const response = streaming(server);
-    const stream = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, ctx());
+    const stream = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch(
+      {},
+      ctx(),
+    );
     const res = await response;
     res.write(line('ADDED', pod('a', '1')) + line('ADDED', pod('b', '1')));
     const seen: string[] = [];
@@ -461,13 +645,19 @@ describe('createListWatch: watch', () => {
       break;
     }
     expect(seen).toEqual(['a']);
-    await waitFor(() => server.closedRequests === 1 && server.openConnections() === 0, 'the server to see the connection closed');
+    await waitFor(
+      () => server.closedRequests === 1 && server.openConnections() === 0,
+      'the server to see the connection closed',
+    );
   });
 
   it('completes normally when the signal aborts during the watch, with no open sockets', async () => {
     const response = streaming(server);
     const controller = new AbortController();
-    const stream = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, { signal: controller.signal });
+    const stream = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch(
+      {},
+      { signal: controller.signal },
+    );
     const res = await response;
     res.write(line('ADDED', pod('a', '1')));
     const it = stream[Symbol.asyncIterator]();
@@ -475,7 +665,10 @@ describe('createListWatch: watch', () => {
     const pending = it.next();
     controller.abort();
     expect(await pending).toEqual({ value: undefined, done: true });
-    await waitFor(() => server.openConnections() === 0 && server.closedRequests === 1, 'the server to see the connection closed');
+    await waitFor(
+      () => server.openConnections() === 0 && server.closedRequests === 1,
+      'the server to see the connection closed',
+    );
     await waitFor(() => !process.getActiveResourcesInfo().includes('TCPSocketWrap'), 'no open TCP sockets');
   });
 });
@@ -589,11 +782,18 @@ describe('createListWatch: connections', () => {
 describe('keepAliveAgentFor', () => {
   it('gives a plain agent without keep-alive one cached keep-alive twin with the same TLS options, and leaves other agents alone', () => {
     const plain = new https.Agent({ ca: 'the-ca', servername: 'api.example' });
-    const twin = keepAliveAgentFor(plain) as https.Agent & { keepAlive: boolean; options: https.AgentOptions };
+    const twin = keepAliveAgentFor(plain) as https.Agent & {
+      keepAlive: boolean;
+      options: https.AgentOptions;
+    };
     expect(twin).toBeInstanceOf(https.Agent);
     expect(twin).not.toBe(plain);
     expect(twin.keepAlive).toBe(true);
-    expect(twin.options).toMatchObject({ ca: 'the-ca', servername: 'api.example', timeout: IDLE_CONNECTION_TIMEOUT_MS });
+    expect(twin.options).toMatchObject({
+      ca: 'the-ca',
+      servername: 'api.example',
+      timeout: IDLE_CONNECTION_TIMEOUT_MS,
+    });
     expect(keepAliveAgentFor(plain)).toBe(twin);
     const alreadyAlive = new http.Agent({ keepAlive: true });
     expect(keepAliveAgentFor(alreadyAlive)).toBe(alreadyAlive);
@@ -611,7 +811,10 @@ describe('createListWatch: aborts and connection failures', () => {
       // Never answers.
     };
     const controller = new AbortController();
-    const p = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list({}, { signal: controller.signal });
+    const p = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list(
+      {},
+      { signal: controller.signal },
+    );
     await waitFor(() => server.requests.length === 1, 'the request');
     controller.abort();
     expect((await rejection(p)).code).toBe(ErrorCodes.ABORTED);
@@ -631,7 +834,10 @@ describe('createListWatch: aborts and connection failures', () => {
     await new Promise((r) => setTimeout(r, 20));
     controller.abort();
     expect((await rejection(p)).code).toBe(ErrorCodes.ABORTED);
-    await waitFor(() => server.openConnections() === 0 && server.closedRequests === 1, 'the server to see the connection closed');
+    await waitFor(
+      () => server.openConnections() === 0 && server.closedRequests === 1,
+      'the server to see the connection closed',
+    );
   });
 
   it('rejects a watch with ERR_ABORTED when the signal aborts before the server answered', async () => {
@@ -639,7 +845,10 @@ describe('createListWatch: aborts and connection failures', () => {
       // Never answers.
     };
     const controller = new AbortController();
-    const p = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, { signal: controller.signal });
+    const p = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch(
+      {},
+      { signal: controller.signal },
+    );
     await waitFor(() => server.requests.length === 1, 'the request');
     controller.abort();
     expect((await rejection(p)).code).toBe(ErrorCodes.ABORTED);
@@ -669,14 +878,22 @@ describe('createListWatch: aborts and connection failures', () => {
     expect(err.cause).toBeInstanceOf(TypeError);
     expect(err.cause).toMatchObject({ code: 'ERR_INVALID_URL' });
     expect(err.cause).not.toHaveProperty('input');
-    for (const text of [inspect(err, { depth: 10 }), JSON.stringify(err), err.stack ?? '']) expect(text).not.toContain('hunter2');
+    for (const text of [inspect(err, { depth: 10 }), JSON.stringify(err), err.stack ?? ''])
+      expect(text).not.toContain('hunter2');
     expect(server.requests).toHaveLength(0);
   });
 
   it('rejects with ERR_CONNECTION when the proxy URL does not parse, without printing its user:password', async () => {
     const kc = new KubeConfig();
     kc.loadFromOptions({
-      clusters: [{ name: 'c', server: server.url, proxyUrl: 'http://proxy-user:hunter2-pa55@[::1', skipTLSVerify: true }],
+      clusters: [
+        {
+          name: 'c',
+          server: server.url,
+          proxyUrl: 'http://proxy-user:hunter2-pa55@[::1',
+          skipTLSVerify: true,
+        },
+      ],
       users: [{ name: 'u', token: TOKEN }],
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x',
@@ -685,7 +902,8 @@ describe('createListWatch: aborts and connection failures', () => {
     expect(err.code).toBe(ErrorCodes.CONNECTION);
     expect(err.cause).toBeInstanceOf(Error);
     expect(err.cause).not.toHaveProperty('input');
-    for (const text of [inspect(err, { depth: 10 }), JSON.stringify(err), err.stack ?? '']) expect(text).not.toContain('hunter2');
+    for (const text of [inspect(err, { depth: 10 }), JSON.stringify(err), err.stack ?? ''])
+      expect(text).not.toContain('hunter2');
     expect(server.requests).toHaveLength(0);
   });
 
@@ -729,17 +947,47 @@ describe.each(['list', 'watch'] as const)('createListWatch: HTTP errors on %s', 
     retryAfterSeconds?: number;
     hasStatus: boolean;
   }> = [
-    { name: '401 Status', code: 401, body: status(401, 'Unauthorized', 'Unauthorized'), expected: ErrorCodes.UNAUTHORIZED, hasStatus: true },
+    {
+      name: '401 Status',
+      code: 401,
+      body: status(401, 'Unauthorized', 'Unauthorized'),
+      expected: ErrorCodes.UNAUTHORIZED,
+      hasStatus: true,
+    },
     {
       name: '403 Status',
       code: 403,
-      body: status(403, 'Forbidden', 'pods is forbidden: User "system:anonymous" cannot list resource "pods"', { kind: 'pods' }),
+      body: status(
+        403,
+        'Forbidden',
+        'pods is forbidden: User "system:anonymous" cannot list resource "pods"',
+        { kind: 'pods' },
+      ),
       expected: ErrorCodes.FORBIDDEN,
       hasStatus: true,
     },
-    { name: '404 Status', code: 404, body: status(404, 'NotFound', 'the server could not find the requested resource'), expected: ErrorCodes.NOT_FOUND, hasStatus: true },
-    { name: '404 plain-text page not found', code: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: '404 page not found\n', expected: ErrorCodes.NOT_FOUND, hasStatus: false },
-    { name: '410 Expired Status', code: 410, body: status(410, 'Expired', 'The resourceVersion for the provided list is too old.'), expected: ErrorCodes.RESOURCE_EXPIRED, hasStatus: true },
+    {
+      name: '404 Status',
+      code: 404,
+      body: status(404, 'NotFound', 'the server could not find the requested resource'),
+      expected: ErrorCodes.NOT_FOUND,
+      hasStatus: true,
+    },
+    {
+      name: '404 plain-text page not found',
+      code: 404,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      body: '404 page not found\n',
+      expected: ErrorCodes.NOT_FOUND,
+      hasStatus: false,
+    },
+    {
+      name: '410 Expired Status',
+      code: 410,
+      body: status(410, 'Expired', 'The resourceVersion for the provided list is too old.'),
+      expected: ErrorCodes.RESOURCE_EXPIRED,
+      hasStatus: true,
+    },
     {
       name: '429 Status with Retry-After',
       code: 429,
@@ -752,19 +1000,40 @@ describe.each(['list', 'watch'] as const)('createListWatch: HTTP errors on %s', 
     {
       name: '429 plain text from priority-and-fairness with Retry-After',
       code: 429,
-      headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'retry-after': '7' },
+      headers: {
+        'content-type': 'text/plain; charset=utf-8',
+        'x-content-type-options': 'nosniff',
+        'retry-after': '7',
+      },
       body: 'Too many requests, please try again later.\n',
       expected: ErrorCodes.TOO_MANY_REQUESTS,
       retryAfterSeconds: 7,
       hasStatus: false,
     },
-    { name: '500 InternalError Status', code: 500, body: status(500, 'InternalError', 'Internal error occurred: boom'), expected: ErrorCodes.INTERNAL, hasStatus: true },
-    { name: '500 Status without reason', code: 500, body: status(500, undefined, 'resourceVersion: Invalid value: "abc"'), expected: ErrorCodes.INTERNAL, hasStatus: true },
+    {
+      name: '500 InternalError Status',
+      code: 500,
+      body: status(500, 'InternalError', 'Internal error occurred: boom'),
+      expected: ErrorCodes.INTERNAL,
+      hasStatus: true,
+    },
+    {
+      name: '500 Status without reason',
+      code: 500,
+      body: status(500, undefined, 'resourceVersion: Invalid value: "abc"'),
+      expected: ErrorCodes.INTERNAL,
+      hasStatus: true,
+    },
     {
       name: '503 Status with Retry-After',
       code: 503,
       headers: { 'retry-after': '5' },
-      body: status(503, 'ServiceUnavailable', 'the request has been made before all known HTTP paths have been installed', { retryAfterSeconds: 5 }),
+      body: status(
+        503,
+        'ServiceUnavailable',
+        'the request has been made before all known HTTP paths have been installed',
+        { retryAfterSeconds: 5 },
+      ),
       expected: ErrorCodes.SERVICE_UNAVAILABLE,
       retryAfterSeconds: 5,
       hasStatus: true,
@@ -781,7 +1050,13 @@ describe.each(['list', 'watch'] as const)('createListWatch: HTTP errors on %s', 
       retryAfterSeconds: 1,
       hasStatus: true,
     },
-    { name: '504 Timeout Status', code: 504, body: status(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout'), expected: ErrorCodes.TIMEOUT, hasStatus: true },
+    {
+      name: '504 Timeout Status',
+      code: 504,
+      body: status(504, 'Timeout', 'Timeout: request did not complete within the allotted timeout'),
+      expected: ErrorCodes.TIMEOUT,
+      hasStatus: true,
+    },
     {
       name: '502 HTML page from a proxy',
       code: 502,
@@ -792,39 +1067,42 @@ describe.each(['list', 'watch'] as const)('createListWatch: HTTP errors on %s', 
     },
   ];
 
-  it.each(cases)('$name → $expected', async ({ code, headers, body, expected, retryAfterSeconds, hasStatus }) => {
-    server.handler = (_req, res) => {
-      res.writeHead(code, { 'content-type': 'application/json', ...headers });
-      res.end(body);
-    };
-    const lw = createListWatch(server.kubeConfig({ token: TOKEN }), { version: 'v1', resource: 'pods' });
-    const err = await rejection(verb === 'list' ? lw.list({}, ctx()) : lw.watch({}, ctx()));
-    expect(err.code).toBe(expected);
-    expect(err.httpStatus).toBe(code);
-    expect(err.retryAfterSeconds).toBe(retryAfterSeconds);
-    expect(err.details).toMatchObject({ resource: 'pods.v1', verb });
-    if (hasStatus) {
-      expect(err.status).toEqual(JSON.parse(body));
-      expect(err.message).toBe((JSON.parse(body) as { message: string }).message);
-    } else {
-      expect(err.status).toBeUndefined();
-      expect(err.details?.bodyExcerpt).toBe(body.slice(0, 200));
-    }
-    expect(JSON.stringify(err.details)).not.toContain(TOKEN);
-    expect(err.message).not.toContain(TOKEN);
-    if (verb === 'watch') {
-      await waitFor(() => server.openConnections() === 0, 'the connection to close');
-    } else {
-      // The error body was read to its end, so the keep-alive connection is clean: the next list reuses it.
+  it.each(cases)(
+    '$name → $expected',
+    async ({ code, headers, body, expected, retryAfterSeconds, hasStatus }) => {
       server.handler = (_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"kind":"PodList","metadata":{"resourceVersion":"1"},"items":[]}');
+        res.writeHead(code, { 'content-type': 'application/json', ...headers });
+        res.end(body);
       };
-      await lw.list({}, ctx());
-      expect(server.requests).toHaveLength(2);
-      expect(server.connectionCount).toBe(1);
-    }
-  });
+      const lw = createListWatch(server.kubeConfig({ token: TOKEN }), { version: 'v1', resource: 'pods' });
+      const err = await rejection(verb === 'list' ? lw.list({}, ctx()) : lw.watch({}, ctx()));
+      expect(err.code).toBe(expected);
+      expect(err.httpStatus).toBe(code);
+      expect(err.retryAfterSeconds).toBe(retryAfterSeconds);
+      expect(err.details).toMatchObject({ resource: 'pods.v1', verb });
+      if (hasStatus) {
+        expect(err.status).toEqual(JSON.parse(body));
+        expect(err.message).toBe((JSON.parse(body) as { message: string }).message);
+      } else {
+        expect(err.status).toBeUndefined();
+        expect(err.details?.bodyExcerpt).toBe(body.slice(0, 200));
+      }
+      expect(JSON.stringify(err.details)).not.toContain(TOKEN);
+      expect(err.message).not.toContain(TOKEN);
+      if (verb === 'watch') {
+        await waitFor(() => server.openConnections() === 0, 'the connection to close');
+      } else {
+        // The error body was read to its end, so the keep-alive connection is clean: the next list reuses it.
+        server.handler = (_req, res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"kind":"PodList","metadata":{"resourceVersion":"1"},"items":[]}');
+        };
+        await lw.list({}, ctx());
+        expect(server.requests).toHaveLength(2);
+        expect(server.connectionCount).toBe(1);
+      }
+    },
+  );
 });
 
 describe('createListWatch: as a ListerWatcher', () => {
@@ -834,23 +1112,41 @@ describe('createListWatch: as a ListerWatcher', () => {
       if (req.url?.includes('watch=true')) {
         res.end(line('MODIFIED', pod('a', '8')));
       } else {
-        res.end(JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [{ metadata: { name: 'a', resourceVersion: '6' } }] }));
+        res.end(
+          JSON.stringify({
+            kind: 'PodList',
+            apiVersion: 'v1',
+            metadata: { resourceVersion: '7' },
+            items: [{ metadata: { name: 'a', resourceVersion: '6' } }],
+          }),
+        );
       }
     };
-    const lw: ListerWatcher = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods', namespace: 'default' });
+    const lw: ListerWatcher = createListWatch(server.kubeConfig(), {
+      version: 'v1',
+      resource: 'pods',
+      namespace: 'default',
+    });
     const list = await lw.list({ resourceVersion: '0', limit: 500 }, ctx());
     const rv = list.metadata?.resourceVersion ?? '';
     const { events } = await drain(await lw.watch({ resourceVersion: rv, allowWatchBookmarks: true }, ctx()));
     expect(rv).toBe('7');
     expect(events).toEqual([{ type: 'MODIFIED', object: pod('a', '8') }]);
-    expect(server.requests[1]?.query).toEqual({ watch: 'true', resourceVersion: '7', allowWatchBookmarks: 'true' });
+    expect(server.requests[1]?.query).toEqual({
+      watch: 'true',
+      resourceVersion: '7',
+      allowWatchBookmarks: 'true',
+    });
   });
 });
 
 describe('createListWatch: logging', () => {
   it('logs requests and outcomes at debug level under its component, never the token', async () => {
     const lines: string[] = [];
-    const logger = createLogger({ level: 'debug', destination: { write: (l: string) => void lines.push(l) } });
+    const logger = createLogger({
+      level: 'debug',
+      destination: { write: (l: string) => void lines.push(l) },
+    });
     server.handler = (req, res) => {
       if (req.url?.includes('watch=true')) {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -860,14 +1156,24 @@ describe('createListWatch: logging', () => {
         res.end(status(403, 'Forbidden', 'nope'));
       }
     };
-    const lw = createListWatch(server.kubeConfig({ token: TOKEN }), { version: 'v1', resource: 'pods', namespace: 'ns' }, { logger });
+    const lw = createListWatch(
+      server.kubeConfig({ token: TOKEN }),
+      { version: 'v1', resource: 'pods', namespace: 'ns' },
+      { logger },
+    );
     await rejection(lw.list({}, ctx()));
     const { error } = await drain(await lw.watch({}, ctx()));
     expect(error).toMatchObject({ code: ErrorCodes.MALFORMED_WATCH_EVENT });
     const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(records.map((r) => r.msg)).toEqual(['list', 'list failed', 'watch', 'watch failed']);
-    for (const r of records) expect(r).toMatchObject({ component: 'client-node', resource: 'pods.v1', namespace: 'ns' });
-    expect(records[3]).toMatchObject({ outcome: 'failed', events: 1, lines: 2, code: ErrorCodes.MALFORMED_WATCH_EVENT });
+    for (const r of records)
+      expect(r).toMatchObject({ component: 'client-node', resource: 'pods.v1', namespace: 'ns' });
+    expect(records[3]).toMatchObject({
+      outcome: 'failed',
+      events: 1,
+      lines: 2,
+      code: ErrorCodes.MALFORMED_WATCH_EVENT,
+    });
     expect(lines.join('')).not.toContain(TOKEN);
   });
 });

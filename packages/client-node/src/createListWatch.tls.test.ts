@@ -41,10 +41,16 @@ async function start(options: https.ServerOptions = {}): Promise<string> {
   seen = [];
   server = https.createServer({ cert: CERT, key: KEY, ...options }, (req, res) => {
     const peer = (req.socket as TLSSocket).getPeerCertificate();
-    seen.push({ authorization: req.headers.authorization, clientCN: peer.subject?.CN as string | undefined, url: req.url });
+    seen.push({
+      authorization: req.headers.authorization,
+      clientCN: peer.subject?.CN as string | undefined,
+      url: req.url,
+    });
     res.writeHead(200, { 'content-type': 'application/json' });
     if (req.url?.includes('watch=true')) {
-      res.write(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '2' } } })}\n`);
+      res.write(
+        `${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '2' } } })}\n`,
+      );
     } else {
       res.end('{"kind":"PodList","metadata":{"resourceVersion":"1"},"items":[]}');
     }
@@ -58,7 +64,10 @@ afterEach(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-function kubeConfig(cluster: Omit<Cluster, 'name'>, user: Partial<User> = { token: 'tls-token' }): KubeConfig {
+function kubeConfig(
+  cluster: Omit<Cluster, 'name'>,
+  user: Partial<User> = { token: 'tls-token' },
+): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromClusterAndUser({ name: 'tls', ...cluster }, { name: 'tester', ...user });
   return kc;
@@ -69,7 +78,10 @@ const ctx = (): { signal: AbortSignal } => ({ signal: new AbortController().sign
 describe('createListWatch over TLS', () => {
   it("verifies the server against the KubeConfig's CA and sends the token", async () => {
     const url = await start();
-    const lw = createListWatch(kubeConfig({ server: url, caData: b64(CERT), skipTLSVerify: false }), { version: 'v1', resource: 'pods' });
+    const lw = createListWatch(kubeConfig({ server: url, caData: b64(CERT), skipTLSVerify: false }), {
+      version: 'v1',
+      resource: 'pods',
+    });
     const list = await lw.list({}, ctx());
     expect(list.metadata?.resourceVersion).toBe('1');
     expect(seen).toEqual([{ authorization: 'Bearer tls-token', clientCN: undefined, url: '/api/v1/pods' }]);
@@ -77,25 +89,37 @@ describe('createListWatch over TLS', () => {
 
   it('rejects with ERR_CONNECTION when the server certificate is not trusted', async () => {
     const url = await start();
-    const lw = createListWatch(kubeConfig({ server: url, skipTLSVerify: false }), { version: 'v1', resource: 'pods' });
+    const lw = createListWatch(kubeConfig({ server: url, skipTLSVerify: false }), {
+      version: 'v1',
+      resource: 'pods',
+    });
     const err = await lw.list({}, ctx()).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(KinformerError);
-    expect(err).toMatchObject({ code: ErrorCodes.CONNECTION, cause: { code: expect.stringMatching(/SELF_SIGNED|UNABLE_TO_VERIFY/) } });
+    expect(err).toMatchObject({
+      code: ErrorCodes.CONNECTION,
+      cause: { code: expect.stringMatching(/SELF_SIGNED|UNABLE_TO_VERIFY/) },
+    });
     expect(seen).toEqual([]);
   });
 
   it('accepts an untrusted server certificate when skipTLSVerify is set', async () => {
     const url = await start();
-    const lw = createListWatch(kubeConfig({ server: url, skipTLSVerify: true }), { version: 'v1', resource: 'pods' });
+    const lw = createListWatch(kubeConfig({ server: url, skipTLSVerify: true }), {
+      version: 'v1',
+      resource: 'pods',
+    });
     await expect(lw.list({}, ctx())).resolves.toMatchObject({ items: [] });
   });
 
   it("presents the KubeConfig's client certificate", async () => {
     const url = await start({ requestCert: true, rejectUnauthorized: true, ca: CERT });
-    const kc = kubeConfig({ server: url, caData: b64(CERT), skipTLSVerify: false }, { certData: b64(CERT), keyData: b64(KEY) });
+    const kc = kubeConfig(
+      { server: url, caData: b64(CERT), skipTLSVerify: false },
+      { certData: b64(CERT), keyData: b64(KEY) },
+    );
     const lw = createListWatch(kc, { version: 'v1', resource: 'pods' });
     await lw.list({}, ctx());
     expect(seen[0]).toMatchObject({ clientCN: 'kinformer-test', authorization: undefined });
@@ -103,7 +127,10 @@ describe('createListWatch over TLS', () => {
 
   it('streams a watch over TLS and closes it when the consumer breaks out', async () => {
     const url = await start();
-    const lw = createListWatch(kubeConfig({ server: url, caData: b64(CERT), skipTLSVerify: false }), { version: 'v1', resource: 'pods' });
+    const lw = createListWatch(kubeConfig({ server: url, caData: b64(CERT), skipTLSVerify: false }), {
+      version: 'v1',
+      resource: 'pods',
+    });
     const names: string[] = [];
     for await (const e of await lw.watch({ resourceVersion: '1' }, ctx())) {
       names.push(e.object.metadata?.name ?? '');
@@ -112,7 +139,9 @@ describe('createListWatch over TLS', () => {
     expect(names).toEqual(['a']);
     const deadline = Date.now() + 5000;
     for (;;) {
-      const open = await new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+      const open = await new Promise<number>((resolve, reject) =>
+        server.getConnections((err, n) => (err ? reject(err) : resolve(n))),
+      );
       if (open === 0) break;
       if (Date.now() > deadline) throw new Error('the TLS connection stayed open');
       await new Promise((r) => setTimeout(r, 5));

@@ -10,12 +10,29 @@ import {
   type LabelSelector,
   type Logger,
 } from '@kinformer/core';
-import type { ListerWatcher, ListOptions, RequestContext, WatchEvent, WatchOptions } from '@kinformer/reflector';
+import type {
+  ListerWatcher,
+  ListOptions,
+  RequestContext,
+  WatchEvent,
+  WatchOptions,
+} from '@kinformer/reflector';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { openRequest, readBody } from './httpRequest.js';
-import { collectionPath, listQuery, validateApiResource, watchQuery, type ApiResource, type WireSelectors } from './resourcePath.js';
+import {
+  collectionPath,
+  listQuery,
+  validateApiResource,
+  watchQuery,
+  type ApiResource,
+  type WireSelectors,
+} from './resourcePath.js';
 import { errorFromResponse, excerpt } from './responseError.js';
-import { DEFAULT_MAX_WATCH_LINE_BYTES, WatchEventStream, type WatchStreamSummary } from './watchEventStream.js';
+import {
+  DEFAULT_MAX_WATCH_LINE_BYTES,
+  WatchEventStream,
+  type WatchStreamSummary,
+} from './watchEventStream.js';
 
 /** Options for {@link createListWatch}. */
 export interface ListWatchOptions {
@@ -37,7 +54,8 @@ export interface ListWatchOptions {
 }
 
 const ACCEPT_JSON = 'application/json';
-const ACCEPT_METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+const ACCEPT_METADATA_LIST =
+  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 const ACCEPT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 /** Error bodies are Status objects of a few hundred bytes; more than this is not worth reading. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -91,7 +109,10 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
     validateApiResource(resource);
     const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_WATCH_LINE_BYTES;
     if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes <= 0) {
-      throw new KinformerError(ErrorCodes.INVALID_OPTION, `createListWatch: maxLineBytes must be a positive integer, not ${String(maxLineBytes)}`);
+      throw new KinformerError(
+        ErrorCodes.INVALID_OPTION,
+        `createListWatch: maxLineBytes must be a positive integer, not ${String(maxLineBytes)}`,
+      );
     }
     this.kubeConfig = kubeConfig;
     this.name = gvrString(resource);
@@ -115,7 +136,11 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
     const details = { resource: this.name, verb: 'list' };
     const path = this.path + listQuery(options, this.selectors);
     this.logger.debug({ path }, 'list');
-    const { res } = await openRequest(this.kubeConfig, { path, accept: this.listAccept, details, keepAlive: true }, signal);
+    const { res } = await openRequest(
+      this.kubeConfig,
+      { path, accept: this.listAccept, details, keepAlive: true },
+      signal,
+    );
     const httpStatus = res.statusCode ?? 0;
     if (httpStatus < 200 || httpStatus >= 300) throw await this.failure(res, signal, details);
     const { body } = await readBody(res, signal, details);
@@ -125,11 +150,15 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
       text = body.toString('utf8');
       parsed = JSON.parse(text);
     } catch (cause) {
-      throw new KinformerError(ErrorCodes.BAD_RESPONSE, `the list response of ${this.name} is not valid JSON`, {
-        cause,
-        httpStatus,
-        details: { ...details, bytes: body.length, bodyExcerpt: excerpt(text.slice(0, 1000)) },
-      });
+      throw new KinformerError(
+        ErrorCodes.BAD_RESPONSE,
+        `the list response of ${this.name} is not valid JSON`,
+        {
+          cause,
+          httpStatus,
+          details: { ...details, bytes: body.length, bodyExcerpt: excerpt(text.slice(0, 1000)) },
+        },
+      );
     }
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
       const list = parsed as { items?: unknown };
@@ -139,10 +168,14 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
         return parsed as KubeList<T>;
       }
     }
-    throw new KinformerError(ErrorCodes.BAD_RESPONSE, `the list response of ${this.name} is not a list (no items array)`, {
-      httpStatus,
-      details: { ...details, bytes: body.length, bodyExcerpt: excerpt(text.slice(0, 1000)) },
-    });
+    throw new KinformerError(
+      ErrorCodes.BAD_RESPONSE,
+      `the list response of ${this.name} is not a list (no items array)`,
+      {
+        httpStatus,
+        details: { ...details, bytes: body.length, bodyExcerpt: excerpt(text.slice(0, 1000)) },
+      },
+    );
   }
 
   async watch(options: WatchOptions, context: RequestContext): Promise<AsyncIterable<WatchEvent<T>>> {
@@ -168,7 +201,11 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
   };
 
   /** The error for a non-2xx answer, from its (bounded) body. */
-  private async failure(res: IncomingMessage, signal: AbortSignal, details: Record<string, unknown>): Promise<KinformerError> {
+  private async failure(
+    res: IncomingMessage,
+    signal: AbortSignal,
+    details: Record<string, unknown>,
+  ): Promise<KinformerError> {
     const httpStatus = res.statusCode ?? 0;
     let text = '';
     try {

@@ -89,13 +89,21 @@ function serverBase(kc: KubeConfig, details: Record<string, unknown>): ServerBas
   } catch (err) {
     // The URL may hold `user:password@`: echo it redacted, and never attach the TypeError itself,
     // whose `input` property repeats the whole URL.
-    throw new KinformerError(ErrorCodes.INVALID_OPTION, `the current cluster's server is not a URL: ${JSON.stringify(redactUrl(cluster.server))}`, {
-      cause: sanitizedError(err),
-      details,
-    });
+    throw new KinformerError(
+      ErrorCodes.INVALID_OPTION,
+      `the current cluster's server is not a URL: ${JSON.stringify(redactUrl(cluster.server))}`,
+      {
+        cause: sanitizedError(err),
+        details,
+      },
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new KinformerError(ErrorCodes.INVALID_OPTION, `the current cluster's server must be http(s), not ${url.protocol}`, { details });
+    throw new KinformerError(
+      ErrorCodes.INVALID_OPTION,
+      `the current cluster's server must be http(s), not ${url.protocol}`,
+      { details },
+    );
   }
   const host = url.hostname;
   return {
@@ -122,7 +130,11 @@ function serverBase(kc: KubeConfig, details: Record<string, unknown>): ServerBas
  * before an answer (refused, reset, DNS, TLS) or the KubeConfig cannot produce credentials, and
  * `ERR_INVALID_OPTION` when the KubeConfig has no usable current cluster.
  */
-export async function openRequest(kc: KubeConfig, target: RequestTarget, signal: AbortSignal): Promise<OpenedRequest> {
+export async function openRequest(
+  kc: KubeConfig,
+  target: RequestTarget,
+  signal: AbortSignal,
+): Promise<OpenedRequest> {
   if (signal.aborted) throw abortError(signal);
   const base = serverBase(kc, target.details);
   const options: https.RequestOptions = {
@@ -188,10 +200,14 @@ export async function openRequest(kc: KubeConfig, target: RequestTarget, signal:
         settled = true;
         signal.removeEventListener('abort', onAbort);
         reject(
-          new KinformerError(ErrorCodes.CONNECTION, `could not reach the API server at ${base.hostname}: ${redactUrlCredentials(err.message)}`, {
-            cause: err,
-            details: err.code === undefined ? target.details : { ...target.details, errno: err.code },
-          }),
+          new KinformerError(
+            ErrorCodes.CONNECTION,
+            `could not reach the API server at ${base.hostname}: ${redactUrlCredentials(err.message)}`,
+            {
+              cause: err,
+              details: err.code === undefined ? target.details : { ...target.details, errno: err.code },
+            },
+          ),
         );
       });
       req.end();
@@ -255,16 +271,24 @@ export function readBody(
     res.on('error', (err: NodeJS.ErrnoException) => {
       if (!done()) return;
       reject(
-        new KinformerError(ErrorCodes.CONNECTION, `the connection broke while reading the response: ${err.message}`, {
-          cause: err,
-          details: err.code === undefined ? details : { ...details, errno: err.code },
-        }),
+        new KinformerError(
+          ErrorCodes.CONNECTION,
+          `the connection broke while reading the response: ${err.message}`,
+          {
+            cause: err,
+            details: err.code === undefined ? details : { ...details, errno: err.code },
+          },
+        ),
       );
     });
     res.on('close', () => {
       if (res.complete) return;
       if (!done()) return;
-      reject(new KinformerError(ErrorCodes.CONNECTION, 'the connection closed before the response was complete', { details }));
+      reject(
+        new KinformerError(ErrorCodes.CONNECTION, 'the connection closed before the response was complete', {
+          details,
+        }),
+      );
     });
   });
 }

@@ -18,9 +18,13 @@ describe('redactUrl', () => {
 describe('redactUrlCredentials', () => {
   it('replaces the userinfo of every URL in a text and leaves the rest alone', () => {
     expect(
-      redactUrlCredentials('proxy http://a:b@p:3128 refused; server https://c:d@e@s:6443/api?x=1 and mail me@host'),
+      redactUrlCredentials(
+        'proxy http://a:b@p:3128 refused; server https://c:d@e@s:6443/api?x=1 and mail me@host',
+      ),
     ).toBe('proxy http://***@p:3128 refused; server https://***@s:6443/api?x=1 and mail me@host');
-    expect(redactUrlCredentials('connect ECONNREFUSED 127.0.0.1:6443')).toBe('connect ECONNREFUSED 127.0.0.1:6443');
+    expect(redactUrlCredentials('connect ECONNREFUSED 127.0.0.1:6443')).toBe(
+      'connect ECONNREFUSED 127.0.0.1:6443',
+    );
   });
 });
 

@@ -33,14 +33,27 @@ export function redactUrlCredentials(text: string): string {
  */
 export function sanitizedError(err: unknown): Error {
   // Duck-typed rather than `instanceof`: errors thrown by Node built-ins may come from another realm.
-  const e = typeof err === 'object' && err !== null ? (err as { name?: unknown; message?: unknown; code?: unknown }) : undefined;
+  const e =
+    typeof err === 'object' && err !== null
+      ? (err as { name?: unknown; message?: unknown; code?: unknown })
+      : undefined;
   const message = redactUrlCredentials(typeof e?.message === 'string' ? e.message : String(err));
   const copy = e?.name === 'TypeError' ? new TypeError(message) : new Error(message);
   if (typeof e?.name === 'string' && e.name !== copy.name) {
-    Object.defineProperty(copy, 'name', { value: e.name, writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(copy, 'name', {
+      value: e.name,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
   }
   if (typeof e?.code === 'string') {
-    Object.defineProperty(copy, 'code', { value: e.code, writable: true, configurable: true, enumerable: true });
+    Object.defineProperty(copy, 'code', {
+      value: e.code,
+      writable: true,
+      configurable: true,
+      enumerable: true,
+    });
   }
   return copy;
 }

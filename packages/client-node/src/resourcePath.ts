@@ -19,11 +19,15 @@ const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 export function validateApiResource(resource: ApiResource): void {
   const check = (name: string, value: string | undefined, required: boolean): void => {
     if (value === undefined || value === '') {
-      if (required) throw new KinformerError(ErrorCodes.INVALID_OPTION, `createListWatch: ${name} is required`);
+      if (required)
+        throw new KinformerError(ErrorCodes.INVALID_OPTION, `createListWatch: ${name} is required`);
       return;
     }
     if (typeof value !== 'string' || !SEGMENT.test(value)) {
-      throw new KinformerError(ErrorCodes.INVALID_OPTION, `createListWatch: ${name} ${JSON.stringify(value)} is not a valid path segment`);
+      throw new KinformerError(
+        ErrorCodes.INVALID_OPTION,
+        `createListWatch: ${name} ${JSON.stringify(value)} is not a valid path segment`,
+      );
     }
   };
   check('version', resource.version, true);
@@ -62,10 +66,12 @@ export function listQuery(options: ListOptions, selectors: WireSelectors): strin
   if (options.continue) q = add(q, 'continue', options.continue);
   if (selectors.fieldSelector) q = add(q, 'fieldSelector', selectors.fieldSelector);
   if (selectors.labelSelector) q = add(q, 'labelSelector', selectors.labelSelector);
-  if (options.limit !== undefined && options.limit > 0) q = add(q, 'limit', String(Math.trunc(options.limit)));
+  if (options.limit !== undefined && options.limit > 0)
+    q = add(q, 'limit', String(Math.trunc(options.limit)));
   if (options.resourceVersion) q = add(q, 'resourceVersion', options.resourceVersion);
   if (options.resourceVersionMatch) q = add(q, 'resourceVersionMatch', options.resourceVersionMatch);
-  if (options.timeoutSeconds !== undefined) q = add(q, 'timeoutSeconds', String(Math.trunc(options.timeoutSeconds)));
+  if (options.timeoutSeconds !== undefined)
+    q = add(q, 'timeoutSeconds', String(Math.trunc(options.timeoutSeconds)));
   return q;
 }
 
@@ -81,7 +87,9 @@ export function watchQuery(options: WatchOptions, selectors: WireSelectors): str
   if (selectors.labelSelector) q = add(q, 'labelSelector', selectors.labelSelector);
   if (options.resourceVersion) q = add(q, 'resourceVersion', options.resourceVersion);
   if (options.resourceVersionMatch) q = add(q, 'resourceVersionMatch', options.resourceVersionMatch);
-  if (options.sendInitialEvents !== undefined) q = add(q, 'sendInitialEvents', String(options.sendInitialEvents));
-  if (options.timeoutSeconds !== undefined) q = add(q, 'timeoutSeconds', String(Math.trunc(options.timeoutSeconds)));
+  if (options.sendInitialEvents !== undefined)
+    q = add(q, 'sendInitialEvents', String(options.sendInitialEvents));
+  if (options.timeoutSeconds !== undefined)
+    q = add(q, 'timeoutSeconds', String(Math.trunc(options.timeoutSeconds)));
   return add(q, 'watch', 'true');
 }

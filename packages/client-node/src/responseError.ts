@@ -25,7 +25,10 @@ export function retryAfterHeader(headers: IncomingHttpHeaders): number | undefin
 export function isStatus(value: unknown): value is Status {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const v = value as Record<string, unknown>;
-  return v.kind === 'Status' || (v.status === 'Failure' && (typeof v.code === 'number' || typeof v.reason === 'string'));
+  return (
+    v.kind === 'Status' ||
+    (v.status === 'Failure' && (typeof v.code === 'number' || typeof v.reason === 'string'))
+  );
 }
 
 function codeForHttpStatus(httpStatus: number): KinformerError['code'] {
@@ -71,9 +74,13 @@ export function errorFromResponse(
     );
   }
   const text = trimmed.split('\n', 1)[0]?.trim();
-  return new KinformerError(codeForHttpStatus(httpStatus), `the server answered ${httpStatus} ${reason}${text ? `: ${excerpt(text)}` : ''}`, {
-    httpStatus,
-    ...retry,
-    details: withBody,
-  });
+  return new KinformerError(
+    codeForHttpStatus(httpStatus),
+    `the server answered ${httpStatus} ${reason}${text ? `: ${excerpt(text)}` : ''}`,
+    {
+      httpStatus,
+      ...retry,
+      details: withBody,
+    },
+  );
 }

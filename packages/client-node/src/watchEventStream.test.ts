@@ -3,7 +3,11 @@ import { Readable } from 'node:stream';
 import { ErrorCodes, KinformerError, type KubeObject } from '@kinformer/core';
 import type { WatchEvent } from '@kinformer/reflector';
 import fc from 'fast-check';
-import { WatchEventStream, type WatchEventStreamOptions, type WatchStreamSummary } from './watchEventStream.js';
+import {
+  WatchEventStream,
+  type WatchEventStreamOptions,
+  type WatchStreamSummary,
+} from './watchEventStream.js';
 
 type Obj = KubeObject & Record<string, unknown>;
 
@@ -20,7 +24,14 @@ const line = (type: string, object: unknown): string => `${JSON.stringify({ type
 const EVENTS: Array<WatchEvent<Obj>> = [
   { type: 'ADDED', object: pod('pod-a', '10', { spec: { note: 'héllo wörld' } }) },
   { type: 'MODIFIED', object: pod('pod-ä', '11', { spec: { note: '✓ 漢字 😀 end' } }) },
-  { type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '12', annotations: { 'k8s.io/initial-events-end': 'true' } } } },
+  {
+    type: 'BOOKMARK',
+    object: {
+      kind: 'Pod',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '12', annotations: { 'k8s.io/initial-events-end': 'true' } },
+    },
+  },
   { type: 'DELETED', object: pod('pod-😀', '13') },
 ];
 const BODY = Buffer.from(EVENTS.map((e) => line(e.type, e.object)).join(''));
@@ -30,7 +41,11 @@ function source(chunks: Buffer[]): Readable {
 }
 
 function stream(src: Readable, options: Partial<WatchEventStreamOptions> = {}): WatchEventStream<Obj> {
-  return new WatchEventStream(src, { maxLineBytes: 1 << 20, details: { resource: 'pods.v1', verb: 'watch' }, ...options });
+  return new WatchEventStream(src, {
+    maxLineBytes: 1 << 20,
+    details: { resource: 'pods.v1', verb: 'watch' },
+    ...options,
+  });
 }
 
 async function drain<T>(iterable: AsyncIterable<T>): Promise<{ events: T[]; error: unknown }> {
@@ -73,11 +88,14 @@ describe('WatchEventStream decoding', () => {
 
   it('decodes identically for any chunking (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: BODY.length - 1 }), { maxLength: 12 }), async (cuts) => {
-        const { events, error } = await drain(stream(source(splitAt(BODY, cuts))));
-        expect(error).toBeUndefined();
-        expect(events).toEqual(EVENTS);
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(fc.integer({ min: 1, max: BODY.length - 1 }), { maxLength: 12 }),
+        async (cuts) => {
+          const { events, error } = await drain(stream(source(splitAt(BODY, cuts))));
+          expect(error).toBeUndefined();
+          expect(events).toEqual(EVENTS);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -114,15 +132,43 @@ describe('WatchEventStream decoding', () => {
 describe('WatchEventStream errors', () => {
   const good = line('ADDED', pod('a', '1')) + line('MODIFIED', pod('a', '2'));
   const cases: Array<{ name: string; bad: string; code: string }> = [
-    { name: 'a line that is not JSON', bad: '{"type":"ADDED","object":\n', code: ErrorCodes.MALFORMED_WATCH_EVENT },
+    {
+      name: 'a line that is not JSON',
+      bad: '{"type":"ADDED","object":\n',
+      code: ErrorCodes.MALFORMED_WATCH_EVENT,
+    },
     { name: 'a JSON value that is not an object', bad: '42\n', code: ErrorCodes.MALFORMED_WATCH_EVENT },
-    { name: 'an event without a type', bad: line(undefined as unknown as string, pod('b', '3')), code: ErrorCodes.MALFORMED_WATCH_EVENT },
+    {
+      name: 'an event without a type',
+      bad: line(undefined as unknown as string, pod('b', '3')),
+      code: ErrorCodes.MALFORMED_WATCH_EVENT,
+    },
     { name: 'an event with a null object', bad: line('ADDED', null), code: ErrorCodes.MALFORMED_WATCH_EVENT },
-    { name: 'an event without an object', bad: '{"type":"MODIFIED"}\n', code: ErrorCodes.MALFORMED_WATCH_EVENT },
-    { name: 'an object without metadata', bad: line('MODIFIED', { kind: 'Pod' }), code: ErrorCodes.MALFORMED_WATCH_EVENT },
-    { name: 'a BOOKMARK whose metadata is null', bad: line('BOOKMARK', { metadata: null }), code: ErrorCodes.MALFORMED_WATCH_EVENT },
-    { name: 'an ERROR event with a null object', bad: line('ERROR', null), code: ErrorCodes.MALFORMED_WATCH_EVENT },
-    { name: 'an unknown event type', bad: line('RENAMED', pod('b', '3')), code: ErrorCodes.UNKNOWN_EVENT_TYPE },
+    {
+      name: 'an event without an object',
+      bad: '{"type":"MODIFIED"}\n',
+      code: ErrorCodes.MALFORMED_WATCH_EVENT,
+    },
+    {
+      name: 'an object without metadata',
+      bad: line('MODIFIED', { kind: 'Pod' }),
+      code: ErrorCodes.MALFORMED_WATCH_EVENT,
+    },
+    {
+      name: 'a BOOKMARK whose metadata is null',
+      bad: line('BOOKMARK', { metadata: null }),
+      code: ErrorCodes.MALFORMED_WATCH_EVENT,
+    },
+    {
+      name: 'an ERROR event with a null object',
+      bad: line('ERROR', null),
+      code: ErrorCodes.MALFORMED_WATCH_EVENT,
+    },
+    {
+      name: 'an unknown event type',
+      bad: line('RENAMED', pod('b', '3')),
+      code: ErrorCodes.UNKNOWN_EVENT_TYPE,
+    },
   ];
 
   it.each(cases)('throws $code for $name, only after the good events before it', async ({ bad, code }) => {
@@ -168,9 +214,14 @@ describe('WatchEventStream errors', () => {
 
   it('throws ERR_WATCH_LINE_TOO_LARGE for a line over the limit inside one chunk', async () => {
     const big = line('ADDED', pod('b', '2', { data: 'y'.repeat(500) }));
-    const { events, error } = await drain(stream(source([Buffer.from(line('ADDED', pod('a', '1')) + big)]), { maxLineBytes: 300 }));
+    const { events, error } = await drain(
+      stream(source([Buffer.from(line('ADDED', pod('a', '1')) + big)]), { maxLineBytes: 300 }),
+    );
     expect(events).toHaveLength(1);
-    expect(error).toMatchObject({ code: ErrorCodes.WATCH_LINE_TOO_LARGE, details: { line: 2, maxLineBytes: 300 } });
+    expect(error).toMatchObject({
+      code: ErrorCodes.WATCH_LINE_TOO_LARGE,
+      details: { line: 2, maxLineBytes: 300 },
+    });
   });
 
   it('throws ERR_WATCH_LINE_TOO_LARGE as soon as a partial line passes the limit, before its newline arrives', async () => {
@@ -187,13 +238,18 @@ describe('WatchEventStream errors', () => {
     expect(result).not.toBe('hung');
     const { events, error } = result as Awaited<ReturnType<typeof drain>>;
     expect(events).toHaveLength(1);
-    expect(error).toMatchObject({ code: ErrorCodes.WATCH_LINE_TOO_LARGE, details: { line: 2, maxLineBytes: 250 } });
+    expect(error).toMatchObject({
+      code: ErrorCodes.WATCH_LINE_TOO_LARGE,
+      details: { line: 2, maxLineBytes: 250 },
+    });
     expect(src.destroyed).toBe(true);
   });
 
   it('accepts a line of exactly maxLineBytes', async () => {
     const l = line('ADDED', pod('a', '1'));
-    const { events, error } = await drain(stream(source([Buffer.from(l)]), { maxLineBytes: Buffer.byteLength(l) - 1 }));
+    const { events, error } = await drain(
+      stream(source([Buffer.from(l)]), { maxLineBytes: Buffer.byteLength(l) - 1 }),
+    );
     expect(error).toBeUndefined();
     expect(events).toHaveLength(1);
   });
@@ -210,7 +266,10 @@ describe('WatchEventStream errors', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(err).toMatchObject({ code: ErrorCodes.CONNECTION, details: { errno: 'ECONNRESET', resource: 'pods.v1' } });
+    expect(err).toMatchObject({
+      code: ErrorCodes.CONNECTION,
+      details: { errno: 'ECONNRESET', resource: 'pods.v1' },
+    });
     expect((err as KinformerError).cause).toBeInstanceOf(Error);
     expect(await it.next()).toEqual({ value: undefined, done: true });
   });

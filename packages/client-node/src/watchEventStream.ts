@@ -56,7 +56,9 @@ const DONE: IteratorReturnResult<undefined> = { value: undefined, done: true };
  *   closes the connection. After a throw the source is destroyed too.
  * - The source is paused while more than 1 MiB waits to be decoded.
  */
-export class WatchEventStream<T extends KubeObject = KubeObject> implements AsyncIterableIterator<WatchEvent<T>> {
+export class WatchEventStream<T extends KubeObject = KubeObject> implements AsyncIterableIterator<
+  WatchEvent<T>
+> {
   private readonly source: Readable;
   private readonly maxLineBytes: number;
   private readonly details: Record<string, unknown>;
@@ -193,9 +195,13 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
 
   private readonly onClose = (): void => {
     if (this.finished || this.failure !== undefined || this.ended) return;
-    this.failure = new KinformerError(ErrorCodes.CONNECTION, 'the watch connection closed before the stream ended', {
-      details: { ...this.details, line: this.lines },
-    });
+    this.failure = new KinformerError(
+      ErrorCodes.CONNECTION,
+      'the watch connection closed before the stream ended',
+      {
+        details: { ...this.details, line: this.lines },
+      },
+    );
     this.wake();
   };
 
@@ -223,7 +229,11 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
     this.tail = [];
     this.tailBytes = 0;
     this.wake();
-    this.onDone?.(error === undefined ? { outcome, events: this.events, lines: this.lines } : { outcome, events: this.events, lines: this.lines, error });
+    this.onDone?.(
+      error === undefined
+        ? { outcome, events: this.events, lines: this.lines }
+        : { outcome, events: this.events, lines: this.lines, error },
+    );
   }
 
   /** Decodes the next complete line that holds an event, or returns `undefined` when more bytes are needed. */
@@ -255,7 +265,8 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
       if (nl === -1) {
         const rest = chunk.length - start;
         if (rest > 0) {
-          if (this.tailBytes + rest > this.maxLineBytes) throw this.tooLarge(this.lines + 1, this.tailBytes + rest, this.tail[0] ?? chunk.subarray(start));
+          if (this.tailBytes + rest > this.maxLineBytes)
+            throw this.tooLarge(this.lines + 1, this.tailBytes + rest, this.tail[0] ?? chunk.subarray(start));
           this.tail.push(start === 0 ? chunk : chunk.subarray(start));
           this.tailBytes += rest;
         }
@@ -268,11 +279,13 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
       let text: string;
       if (this.tailBytes === 0) {
         if (nl === start) continue;
-        if (nl - start > this.maxLineBytes) throw this.tooLarge(this.lines, nl - start, chunk.subarray(start, nl));
+        if (nl - start > this.maxLineBytes)
+          throw this.tooLarge(this.lines, nl - start, chunk.subarray(start, nl));
         text = chunk.toString('utf8', start, nl);
       } else {
         const size = this.tailBytes + (nl - start);
-        if (size > this.maxLineBytes) throw this.tooLarge(this.lines, size, this.tail[0] ?? chunk.subarray(start, nl));
+        if (size > this.maxLineBytes)
+          throw this.tooLarge(this.lines, size, this.tail[0] ?? chunk.subarray(start, nl));
         if (nl > start) this.tail.push(chunk.subarray(start, nl));
         text = this.takeTail(size);
       }
@@ -291,7 +304,9 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
   private takeTail(size: number): string {
     const tail = this.tail;
     const first = tail[0];
-    const text = (tail.length === 1 && first !== undefined ? first : Buffer.concat(tail, size)).toString('utf8');
+    const text = (tail.length === 1 && first !== undefined ? first : Buffer.concat(tail, size)).toString(
+      'utf8',
+    );
     tail.length = 0;
     this.tailBytes = 0;
     return text;
@@ -304,10 +319,14 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
     } catch (cause) {
       if (text.trim() === '') return undefined;
       if (unterminated) {
-        throw new KinformerError(ErrorCodes.CONNECTION, 'the watch stream ended inside an event (truncated last line)', {
-          cause,
-          details: this.lineDetails(text),
-        });
+        throw new KinformerError(
+          ErrorCodes.CONNECTION,
+          'the watch stream ended inside an event (truncated last line)',
+          {
+            cause,
+            details: this.lineDetails(text),
+          },
+        );
       }
       throw this.malformed('is not valid JSON', text, cause);
     }
@@ -319,27 +338,39 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
       case 'DELETED':
       case 'BOOKMARK':
         if (!hasObjectMeta(object)) {
-          throw this.malformed(object === undefined || object === null ? 'has no object' : 'has an object without metadata', text);
+          throw this.malformed(
+            object === undefined || object === null ? 'has no object' : 'has an object without metadata',
+            text,
+          );
         }
         return parsed as WatchEvent<T>;
       case 'ERROR':
-        if (typeof object !== 'object' || object === null) throw this.malformed('is an ERROR event without a Status', text);
+        if (typeof object !== 'object' || object === null)
+          throw this.malformed('is an ERROR event without a Status', text);
         throw KinformerError.fromStatus(object, { details: { ...this.details, line: this.lines } });
       default:
         if (typeof type !== 'string') throw this.malformed('has no event type', text);
-        throw new KinformerError(ErrorCodes.UNKNOWN_EVENT_TYPE, `watch line ${this.lines} has the unknown event type ${JSON.stringify(excerpt(type))}`, {
-          details: this.lineDetails(text),
-        });
+        throw new KinformerError(
+          ErrorCodes.UNKNOWN_EVENT_TYPE,
+          `watch line ${this.lines} has the unknown event type ${JSON.stringify(excerpt(type))}`,
+          {
+            details: this.lineDetails(text),
+          },
+        );
     }
   }
 
   /** Errors the decoder throws are KinformerErrors; anything else (say a RangeError for a line V8 cannot hold as a string) is wrapped. */
   private asKinformerError(err: unknown): KinformerError {
     if (err instanceof KinformerError) return err;
-    return new KinformerError(ErrorCodes.MALFORMED_WATCH_EVENT, `watch line ${this.lines} could not be decoded: ${err instanceof Error ? err.message : String(err)}`, {
-      cause: err,
-      details: { ...this.details, line: this.lines },
-    });
+    return new KinformerError(
+      ErrorCodes.MALFORMED_WATCH_EVENT,
+      `watch line ${this.lines} could not be decoded: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        cause: err,
+        details: { ...this.details, line: this.lines },
+      },
+    );
   }
 
   private lineDetails(text: string): Record<string, unknown> {
@@ -355,8 +386,18 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
 
   private tooLarge(line: number, bytes: number, head: Buffer): KinformerError {
     const start = head.toString('utf8', 0, Math.min(head.length, EXCERPT_CHARS + 1));
-    return new KinformerError(ErrorCodes.WATCH_LINE_TOO_LARGE, `watch line ${line} is longer than ${this.maxLineBytes} bytes`, {
-      details: { ...this.details, line, maxLineBytes: this.maxLineBytes, bytesSoFar: bytes, excerpt: excerpt(start) },
-    });
+    return new KinformerError(
+      ErrorCodes.WATCH_LINE_TOO_LARGE,
+      `watch line ${line} is longer than ${this.maxLineBytes} bytes`,
+      {
+        details: {
+          ...this.details,
+          line,
+          maxLineBytes: this.maxLineBytes,
+          bytesSoFar: bytes,
+          excerpt: excerpt(start),
+        },
+      },
+    );
   }
 }

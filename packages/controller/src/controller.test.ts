@@ -10,9 +10,10 @@ import type { Pod } from './testSupport.test.helpers.js';
 function setup(options: { queue?: 'RealFIFO' | 'DeltaFIFO' } = {}) {
   const clock = new FakeClock();
   const store = newStore<Pod>();
-  const queue = options.queue === 'DeltaFIFO'
-    ? new DeltaFIFO<Pod>({ knownObjects: store, emitDeltaTypeReplaced: true })
-    : new RealFIFO<Pod>({ knownObjects: store });
+  const queue =
+    options.queue === 'DeltaFIFO'
+      ? new DeltaFIFO<Pod>({ knownObjects: store, emitDeltaTypeReplaced: true })
+      : new RealFIFO<Pod>({ knownObjects: store });
   const lw = new FakeListerWatcher<Pod>();
   return { clock, store, queue, lw };
 }
@@ -61,7 +62,13 @@ describe('Controller', () => {
     const { clock, queue, lw } = setup();
     lw.enqueueList(podList('5'));
     let synced = 0;
-    const controller = new Controller<Pod>({ queue, listerWatcher: lw, clock, process: () => undefined, onSynced: () => synced++ });
+    const controller = new Controller<Pod>({
+      queue,
+      listerWatcher: lw,
+      clock,
+      process: () => undefined,
+      onSynced: () => synced++,
+    });
     const ac = new AbortController();
     const done = controller.run(ac.signal);
     await waitFor(() => synced === 1, 'onSynced');
@@ -172,7 +179,10 @@ describe('Controller', () => {
     });
     const ac = new AbortController();
     const done = controller.run(ac.signal);
-    await waitFor(() => attempts.length === 1 && clock.pendingTimers() > 0, 'the first attempt and its backoff');
+    await waitFor(
+      () => attempts.length === 1 && clock.pendingTimers() > 0,
+      'the first attempt and its backoff',
+    );
     expect(controller.hasSynced()).toBe(false);
     await clock.tick(10);
     await waitFor(() => controller.hasSynced(), 'sync after the retry');

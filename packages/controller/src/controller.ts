@@ -1,9 +1,22 @@
-import { componentLogger, ErrorCodes, ExponentialBackoff, isKinformerError, KinformerError, realClock } from '@kinformer/core';
+import {
+  componentLogger,
+  ErrorCodes,
+  ExponentialBackoff,
+  isKinformerError,
+  KinformerError,
+  realClock,
+} from '@kinformer/core';
 import type { Clock, KubeObject, Logger } from '@kinformer/core';
 import { RequeueError } from '@kinformer/delta-fifo';
 import type { Deltas, PopBatchProcessFunc, PopProcessFunc, Queue } from '@kinformer/delta-fifo';
 import { Reflector } from '@kinformer/reflector';
-import type { ListerWatcher, ReflectorOptions, ReflectorStats, ReflectorStore, WatchErrorHandler } from '@kinformer/reflector';
+import type {
+  ListerWatcher,
+  ReflectorOptions,
+  ReflectorStats,
+  ReflectorStore,
+  WatchErrorHandler,
+} from '@kinformer/reflector';
 
 /** After this many items processed back to back, the process loop lets the event loop run (I/O, timers). */
 const YIELD_EVERY_ITEMS = 1000;
@@ -77,7 +90,10 @@ export class Controller<T extends KubeObject> {
     this.#options = options;
     this.#queue = options.queue;
     this.#clock = options.clock ?? realClock;
-    this.#logger = componentLogger(options.logger, { component: 'controller', ...(options.name === undefined ? {} : { name: options.name }) });
+    this.#logger = componentLogger(options.logger, {
+      component: 'controller',
+      ...(options.name === undefined ? {} : { name: options.name }),
+    });
   }
 
   /**
@@ -91,7 +107,11 @@ export class Controller<T extends KubeObject> {
    * propagates out of `Run`). With `retryOnError` the item is requeued and retried instead.
    */
   async run(signal: AbortSignal): Promise<void> {
-    if (this.#started) throw new KinformerError(ErrorCodes.ALREADY_STARTED, 'the controller is already running (run may be called once)');
+    if (this.#started)
+      throw new KinformerError(
+        ErrorCodes.ALREADY_STARTED,
+        'the controller is already running (run may be called once)',
+      );
     this.#started = true;
     const stop = new AbortController();
     const o = this.#options;
@@ -149,17 +169,25 @@ export class Controller<T extends KubeObject> {
 
   async #processLoop(signal: AbortSignal): Promise<void> {
     const o = this.#options;
-    const queue = this.#queue as Queue<T> & { popBatch?: (process: PopBatchProcessFunc<T>, options?: { signal?: AbortSignal }) => Promise<Deltas<T>[]> };
+    const queue = this.#queue as Queue<T> & {
+      popBatch?: (
+        process: PopBatchProcessFunc<T>,
+        options?: { signal?: AbortSignal },
+      ) => Promise<Deltas<T>[]>;
+    };
     const retry = o.retryOnError === true;
     const process = retry ? requeueOnError(o.process) : o.process;
     const processBatch = !retry && typeof queue.popBatch === 'function' ? o.processBatch : undefined;
-    const backoff = retry ? new ExponentialBackoff({ initialMs: 10, capMs: 5_000, jitter: 0, clock: this.#clock }) : undefined;
+    const backoff = retry
+      ? new ExponentialBackoff({ initialMs: 10, capMs: 5_000, jitter: 0, clock: this.#clock })
+      : undefined;
     // A pop of a non-empty queue settles on a microtask, so a long queue (a relist of a big cluster)
     // would otherwise be drained without ever letting I/O and timers run.
     let sinceYield = 0;
     while (!signal.aborted) {
       try {
-        if (processBatch !== undefined) sinceYield += (await queue.popBatch!(processBatch, { signal })).length;
+        if (processBatch !== undefined)
+          sinceYield += (await queue.popBatch!(processBatch, { signal })).length;
         else {
           await queue.pop(process, { signal });
           sinceYield++;
@@ -202,7 +230,8 @@ export class Controller<T extends KubeObject> {
       },
       resync: () => q.resync(),
     };
-    if (q.updateResourceVersion !== undefined) store.updateResourceVersion = (rv) => q.updateResourceVersion?.(rv);
+    if (q.updateResourceVersion !== undefined)
+      store.updateResourceVersion = (rv) => q.updateResourceVersion?.(rv);
     if (q.bookmark !== undefined) store.bookmark = (rv) => q.bookmark?.(rv);
     return store;
   }

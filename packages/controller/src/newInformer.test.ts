@@ -5,13 +5,26 @@ import type { ResourceEventHandler } from './resourceEventHandler.js';
 import { keyOf, noBackoff, pod, podList, settle, waitFor } from './testSupport.test.helpers.js';
 import type { Pod } from './testSupport.test.helpers.js';
 
-type Event = { type: 'add' | 'update' | 'delete'; key: string; rv?: string | undefined; oldRv?: string | undefined; initial?: boolean; tombstone?: boolean };
+type Event = {
+  type: 'add' | 'update' | 'delete';
+  key: string;
+  rv?: string | undefined;
+  oldRv?: string | undefined;
+  initial?: boolean;
+  tombstone?: boolean;
+};
 
 function recorder(events: Event[]): ResourceEventHandler<Pod> {
   return {
-    onAdd: (obj, initial) => void events.push({ type: 'add', key: keyOf(obj), rv: obj.metadata?.resourceVersion, initial }),
+    onAdd: (obj, initial) =>
+      void events.push({ type: 'add', key: keyOf(obj), rv: obj.metadata?.resourceVersion, initial }),
     onUpdate: (oldObj, newObj) =>
-      void events.push({ type: 'update', key: keyOf(newObj), rv: newObj.metadata?.resourceVersion, oldRv: oldObj.metadata?.resourceVersion }),
+      void events.push({
+        type: 'update',
+        key: keyOf(newObj),
+        rv: newObj.metadata?.resourceVersion,
+        oldRv: oldObj.metadata?.resourceVersion,
+      }),
     onDelete: (obj) =>
       void events.push(
         obj instanceof DeletedFinalStateUnknown
@@ -36,7 +49,9 @@ describe.each(['RealFIFO', 'DeltaFIFO'] as const)('newInformer with a %s', (queu
   // client-go Example / ExampleNewInformer: a controller that deletes everything it is told about and logs deletions.
   it('runs a handler that deletes every added object; deletions arrive in order and the store ends empty', async () => {
     const clock = new FakeClock();
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1'), pod('b', '2'), pod('c', '3')));
+    const lw = new FakeListerWatcher<Pod>().enqueueList(
+      podList('10', pod('a', '1'), pod('b', '2'), pod('c', '3')),
+    );
     const watch = lw.nextWatch();
     const deleted: string[] = [];
     const { store, controller } = newInformer<Pod>(
@@ -44,7 +59,10 @@ describe.each(['RealFIFO', 'DeltaFIFO'] as const)('newInformer with a %s', (queu
       {
         // An async handler: newInformer awaits it before the next event.
         onAdd: async (obj) => {
-          (await watch).delete({ ...obj, metadata: { ...obj.metadata, resourceVersion: `1${obj.metadata?.resourceVersion ?? ''}` } });
+          (await watch).delete({
+            ...obj,
+            metadata: { ...obj.metadata, resourceVersion: `1${obj.metadata?.resourceVersion ?? ''}` },
+          });
         },
         onDelete: (obj) => void deleted.push(obj instanceof DeletedFinalStateUnknown ? obj.key : keyOf(obj)),
       },
@@ -96,7 +114,10 @@ describe.each(['RealFIFO', 'DeltaFIFO'] as const)('newInformer with a %s', (queu
       }
       if (i % 50 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    await waitFor(() => controller.lastSyncResourceVersion() === String(rv) && watch.pending === 0, 'all events');
+    await waitFor(
+      () => controller.lastSyncResourceVersion() === String(rv) && watch.pending === 0,
+      'all events',
+    );
     await waitFor(() => store.listKeys().length === source.size, 'the store to catch up');
     expect(new Map(store.list().map((o) => [keyOf(o), o.metadata?.resourceVersion]))).toEqual(
       new Map([...source].map(([k, o]) => [k, o.metadata?.resourceVersion])),
@@ -132,9 +153,17 @@ describe.each(['RealFIFO', 'DeltaFIFO'] as const)('newInformer with a %s', (queu
     const watch = await lw.nextWatch();
     for (let v = 2; v <= 6; v++) {
       watch.modify(pod('a', String(v))).modify(pod('b', String(v)));
-      await waitFor(() => events.filter((e) => e.type === 'update' && e.rv === String(v)).length === 2, `version ${v}`);
+      await waitFor(
+        () => events.filter((e) => e.type === 'update' && e.rv === String(v)).length === 2,
+        `version ${v}`,
+      );
       await clock.tick(1000);
-      await waitFor(() => events.filter((e) => e.type === 'update' && e.rv === String(v) && e.oldRv === String(v)).length === 2, `resync at ${v}`);
+      await waitFor(
+        () =>
+          events.filter((e) => e.type === 'update' && e.rv === String(v) && e.oldRv === String(v)).length ===
+          2,
+        `resync at ${v}`,
+      );
     }
     watch.delete(pod('a', '7'));
     await waitFor(() => events.some((e) => e.type === 'delete'), 'the delete');
@@ -167,7 +196,10 @@ describe.each(['RealFIFO', 'DeltaFIFO'] as const)('newInformer with a %s', (queu
       {
         clock,
         queue,
-        transform: (obj) => ({ ...obj, spec: { note: `transformed-${obj.metadata?.resourceVersion ?? ''}` } }),
+        transform: (obj) => ({
+          ...obj,
+          spec: { note: `transformed-${obj.metadata?.resourceVersion ?? ''}` },
+        }),
       },
     );
     const ac = new AbortController();
@@ -280,7 +312,15 @@ describe.each(['RealFIFO', 'DeltaFIFO'] as const)('newInformer with a %s', (queu
     const clock = new FakeClock();
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
     const boom = new Error('boom');
-    const { controller } = newInformer<Pod>(lw, { onAdd: () => { throw boom; } }, { clock, queue });
+    const { controller } = newInformer<Pod>(
+      lw,
+      {
+        onAdd: () => {
+          throw boom;
+        },
+      },
+      { clock, queue },
+    );
     await expect(controller.run(new AbortController().signal)).rejects.toBe(boom);
     expect(clock.pendingTimers()).toBe(0);
   });
@@ -293,11 +333,15 @@ describe('newIndexerInformer', () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(
       podList('10', pod('a', '1', 'default', onNode('n1')), pod('b', '2', 'default', onNode('n2'))),
     );
-    const { indexer, controller } = newIndexerInformer<Pod>(lw, {}, {
-      clock,
-      indexers: { byNode: (obj) => [obj.spec?.nodeName ?? ''] },
-      reflectorOptions: { backoff: noBackoff },
-    });
+    const { indexer, controller } = newIndexerInformer<Pod>(
+      lw,
+      {},
+      {
+        clock,
+        indexers: { byNode: (obj) => [obj.spec?.nodeName ?? ''] },
+        reflectorOptions: { backoff: noBackoff },
+      },
+    );
     const ac = new AbortController();
     const done = controller.run(ac.signal);
     await waitFor(() => controller.hasSynced(), 'sync');
@@ -354,7 +398,9 @@ describe('newInformer with an async handler', () => {
     await waitFor(() => events.some((e) => e.type === 'delete'), 'the delete of b');
     await waitFor(() => store.listKeys().length === 1, 'the store to hold only a');
     expect(store.listKeys()).toEqual(['default/a']);
-    expect(events.filter((e) => e.type === 'delete')).toEqual([{ type: 'delete', key: 'default/b', tombstone: true }]);
+    expect(events.filter((e) => e.type === 'delete')).toEqual([
+      { type: 'delete', key: 'default/b', tombstone: true },
+    ]);
     ac.abort();
     await done;
   });
@@ -391,10 +437,19 @@ describe('newInformer with an async handler', () => {
     await waitFor(() => waiting, 'the handler to wait on a@2'); // a@2 and b@2 were popped in one batch
     await clock.tick(1000); // a resync while the handler waits
     g.release();
-    await waitFor(() => events.filter((e) => e.type === 'update').length === 4, 'the relist and resync updates');
+    await waitFor(
+      () => events.filter((e) => e.type === 'update').length === 4,
+      'the relist and resync updates',
+    );
     await settle();
-    for (const e of events.filter((x) => x.type === 'update')) expect(Number(e.rv)).toBeGreaterThanOrEqual(Number(e.oldRv));
-    expect(store.list().map((o) => [keyOf(o), o.metadata?.resourceVersion]).sort()).toEqual([
+    for (const e of events.filter((x) => x.type === 'update'))
+      expect(Number(e.rv)).toBeGreaterThanOrEqual(Number(e.oldRv));
+    expect(
+      store
+        .list()
+        .map((o) => [keyOf(o), o.metadata?.resourceVersion])
+        .sort(),
+    ).toEqual([
       ['default/a', '2'],
       ['default/b', '2'],
     ]);

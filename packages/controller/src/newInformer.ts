@@ -66,7 +66,11 @@ export function newIndexerInformer<T extends KubeObject>(
   handler: ResourceEventHandler<T>,
   options: IndexerInformerOptions<T>,
 ): { indexer: Indexer<T>; controller: Controller<T> } {
-  const indexer = newIndexer<T>(keyFunc<T>(), options.indexers, options.freeze === undefined ? {} : { freeze: options.freeze });
+  const indexer = newIndexer<T>(
+    keyFunc<T>(),
+    options.indexers,
+    options.freeze === undefined ? {} : { freeze: options.freeze },
+  );
   return { indexer, controller: buildController(listerWatcher, handler, indexer, options) };
 }
 
@@ -122,5 +126,7 @@ function newQueue<T extends KubeObject>(
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   };
-  return kind === 'DeltaFIFO' ? new DeltaFIFO<T>({ ...common, emitDeltaTypeReplaced: true }) : new RealFIFO<T>(common);
+  return kind === 'DeltaFIFO'
+    ? new DeltaFIFO<T>({ ...common, emitDeltaTypeReplaced: true })
+    : new RealFIFO<T>(common);
 }

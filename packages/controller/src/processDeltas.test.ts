@@ -13,9 +13,18 @@ type Event = [string, ...unknown[]];
 function recorder(log: Event[], extra: Partial<ResourceEventHandler<Pod>> = {}): ResourceEventHandler<Pod> {
   return {
     onAdd: (obj, initial) => void log.push(['add', keyOf(obj), obj.metadata?.resourceVersion, initial]),
-    onUpdate: (oldObj, newObj) => void log.push(['update', keyOf(newObj), oldObj.metadata?.resourceVersion, newObj.metadata?.resourceVersion]),
+    onUpdate: (oldObj, newObj) =>
+      void log.push([
+        'update',
+        keyOf(newObj),
+        oldObj.metadata?.resourceVersion,
+        newObj.metadata?.resourceVersion,
+      ]),
     onDelete: (obj) =>
-      void log.push(['delete', obj instanceof DeletedFinalStateUnknown ? `tombstone:${obj.key}` : keyOf(obj)]),
+      void log.push([
+        'delete',
+        obj instanceof DeletedFinalStateUnknown ? `tombstone:${obj.key}` : keyOf(obj),
+      ]),
     ...extra,
   };
 }
@@ -56,7 +65,11 @@ describe('processDeltas', () => {
       ],
       false,
     );
-    expect(log).toEqual([['delete', 'default/a'], ['delete', 'tombstone:default/b'], ['delete', 'default/never-stored']]);
+    expect(log).toEqual([
+      ['delete', 'default/a'],
+      ['delete', 'tombstone:default/b'],
+      ['delete', 'default/never-stored'],
+    ]);
     expect(store.size()).toBe(0);
   });
 
@@ -68,11 +81,16 @@ describe('processDeltas', () => {
       onUpdate: (_old, obj) => void seen.push(store.get(obj)?.metadata?.resourceVersion),
       onDelete: (obj) => void seen.push(store.get(obj as Pod) === undefined ? 'gone' : 'still there'),
     };
-    void processDeltas(handler, store, [
-      { type: 'Added', object: pod('a', '1') },
-      { type: 'Updated', object: pod('a', '2') },
-      { type: 'Deleted', object: pod('a', '2') },
-    ], false);
+    void processDeltas(
+      handler,
+      store,
+      [
+        { type: 'Added', object: pod('a', '1') },
+        { type: 'Updated', object: pod('a', '2') },
+        { type: 'Deleted', object: pod('a', '2') },
+      ],
+      false,
+    );
     expect(seen).toEqual(['1', '2', 'gone']);
   });
 
@@ -88,10 +106,15 @@ describe('processDeltas', () => {
         log.push(`end ${keyOf(obj)}`);
       },
     };
-    const result = processDeltas(handler, store, [
-      { type: 'Added', object: pod('a', '1') },
-      { type: 'Added', object: pod('b', '1') },
-    ], false);
+    const result = processDeltas(
+      handler,
+      store,
+      [
+        { type: 'Added', object: pod('a', '1') },
+        { type: 'Added', object: pod('b', '1') },
+      ],
+      false,
+    );
     expect(result).toBeInstanceOf(Promise);
     await Promise.resolve();
     expect(log).toEqual(['start default/a']); // b's handler waits for a's…
@@ -111,7 +134,12 @@ describe('processDeltas', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const handler = recorder(log, {
       onUpdate: async (oldObj, newObj) => {
-        log.push(['update', keyOf(newObj), oldObj.metadata?.resourceVersion, newObj.metadata?.resourceVersion]);
+        log.push([
+          'update',
+          keyOf(newObj),
+          oldObj.metadata?.resourceVersion,
+          newObj.metadata?.resourceVersion,
+        ]);
         if (newObj.metadata?.resourceVersion === '2') await gate;
       },
     });
@@ -124,7 +152,8 @@ describe('processDeltas', () => {
     fifo.resync(); // while the handler of a@2 is awaited
     release();
     await popping;
-    while (fifo.length() > 0) await fifo.pop((deltas, initial) => processDeltas(handler, store, deltas, initial));
+    while (fifo.length() > 0)
+      await fifo.pop((deltas, initial) => processDeltas(handler, store, deltas, initial));
     expect(store.get(pod('a', ''))?.metadata?.resourceVersion).toBe('3');
     expect(log).toEqual([
       ['add', 'default/a', '1', false],
@@ -135,10 +164,12 @@ describe('processDeltas', () => {
   });
 
   it('still calls the handlers of the deltas before a failing store write, then throws its error', async () => {
-    const store = newIndexer<Pod>(undefined, { poison: (obj) => {
-      if (obj.spec?.note === 'poison') throw new Error('poisoned');
-      return [];
-    } });
+    const store = newIndexer<Pod>(undefined, {
+      poison: (obj) => {
+        if (obj.spec?.note === 'poison') throw new Error('poisoned');
+        return [];
+      },
+    });
     const log: string[] = [];
     const handler: ResourceEventHandler<Pod> = {
       onAdd: async (obj) => {
@@ -146,12 +177,17 @@ describe('processDeltas', () => {
         log.push(keyOf(obj));
       },
     };
-    const result = processDeltasBatch(handler, store, [
-      [{ type: 'Added', object: pod('a', '1') }],
-      [{ type: 'Added', object: pod('b', '1') }],
-      [{ type: 'Added', object: pod('c', '1', 'default', { spec: { note: 'poison' } }) }],
-      [{ type: 'Added', object: pod('d', '1') }],
-    ], false);
+    const result = processDeltasBatch(
+      handler,
+      store,
+      [
+        [{ type: 'Added', object: pod('a', '1') }],
+        [{ type: 'Added', object: pod('b', '1') }],
+        [{ type: 'Added', object: pod('c', '1', 'default', { spec: { note: 'poison' } }) }],
+        [{ type: 'Added', object: pod('d', '1') }],
+      ],
+      false,
+    );
     await expect(result).rejects.toMatchObject({ code: 'ERR_INDEX_FUNC' });
     expect(log).toEqual(['default/a', 'default/b']);
     expect(store.listKeys().sort()).toEqual(['default/a', 'default/b']);
@@ -160,12 +196,28 @@ describe('processDeltas', () => {
   it('stops at the first handler error and propagates it (sync and async)', async () => {
     const store = newStore<Pod>();
     const boom = new Error('boom');
-    const syncHandler: ResourceEventHandler<Pod> = { onAdd: () => { throw boom; } };
-    expect(() => processDeltas(syncHandler, store, [{ type: 'Added', object: pod('a', '1') }, { type: 'Added', object: pod('b', '1') }], false)).toThrow(boom);
+    const syncHandler: ResourceEventHandler<Pod> = {
+      onAdd: () => {
+        throw boom;
+      },
+    };
+    expect(() =>
+      processDeltas(
+        syncHandler,
+        store,
+        [
+          { type: 'Added', object: pod('a', '1') },
+          { type: 'Added', object: pod('b', '1') },
+        ],
+        false,
+      ),
+    ).toThrow(boom);
     expect(store.listKeys()).toEqual(['default/a']); // written before the handler, b never reached
 
     const asyncHandler: ResourceEventHandler<Pod> = { onAdd: () => Promise.reject(boom) };
-    await expect(processDeltas(asyncHandler, newStore<Pod>(), [{ type: 'Added', object: pod('c', '1') }], false)).rejects.toBe(boom);
+    await expect(
+      processDeltas(asyncHandler, newStore<Pod>(), [{ type: 'Added', object: pod('c', '1') }], false),
+    ).rejects.toBe(boom);
   });
 });
 

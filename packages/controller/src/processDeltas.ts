@@ -140,7 +140,11 @@ function writeStore<T>(store: Store<T>, delta: Delta<T>): PendingCall<T> {
 }
 
 /** The handler half of {@link applyDelta}. */
-function callHandler<T>(handler: ResourceEventHandler<T>, call: PendingCall<T>, isInInitialList: boolean): void | Promise<void> {
+function callHandler<T>(
+  handler: ResourceEventHandler<T>,
+  call: PendingCall<T>,
+  isInInitialList: boolean,
+): void | Promise<void> {
   switch (call.type) {
     case 'add':
       return handler.onAdd?.(call.obj, isInInitialList);
@@ -152,5 +156,7 @@ function callHandler<T>(handler: ResourceEventHandler<T>, call: PendingCall<T>, 
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<void> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<void>).then === 'function';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as PromiseLike<void>).then === 'function'
+  );
 }

@@ -118,7 +118,8 @@ export class KinformerError extends Error {
     this.code = code;
     this.status = options.status;
     this.httpStatus = options.httpStatus ?? options.status?.code;
-    this.retryAfterSeconds = options.retryAfterSeconds ?? positive(options.status?.details?.retryAfterSeconds);
+    this.retryAfterSeconds =
+      options.retryAfterSeconds ?? positive(options.status?.details?.retryAfterSeconds);
     this.details = options.details;
   }
 
@@ -129,7 +130,11 @@ export class KinformerError extends Error {
   static fromStatus(status: Status, options: Omit<KinformerErrorOptions, 'status'> = {}): KinformerError {
     const httpStatus = options.httpStatus ?? status.code;
     const message = status.message ?? status.reason ?? `the server answered ${httpStatus ?? 'an error'}`;
-    return new KinformerError(codeForStatus(status, httpStatus), message, { ...options, status, ...(httpStatus === undefined ? {} : { httpStatus }) });
+    return new KinformerError(codeForStatus(status, httpStatus), message, {
+      ...options,
+      status,
+      ...(httpStatus === undefined ? {} : { httpStatus }),
+    });
   }
 }
 
@@ -137,10 +142,7 @@ function positive(n: number | undefined): number | undefined {
   return n !== undefined && n > 0 ? n : undefined;
 }
 
-const TOO_LARGE_MESSAGES = [
-  'Too large resource version',
-  'too large resource version',
-];
+const TOO_LARGE_MESSAGES = ['Too large resource version', 'too large resource version'];
 
 /** True when a Status says the requested resourceVersion is newer than the server's (any of the 3 formats). */
 export function isTooLargeResourceVersionStatus(status: Status): boolean {
@@ -233,5 +235,9 @@ export function isTooLargeResourceVersionError(err: unknown): boolean {
 
 /** The error an aborted operation rejects with. */
 export function abortError(signal?: AbortSignal): KinformerError {
-  return new KinformerError(ErrorCodes.ABORTED, 'the operation was aborted', signal?.reason === undefined ? {} : { cause: signal.reason });
+  return new KinformerError(
+    ErrorCodes.ABORTED,
+    'the operation was aborted',
+    signal?.reason === undefined ? {} : { cause: signal.reason },
+  );
 }

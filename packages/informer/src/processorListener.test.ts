@@ -7,7 +7,10 @@ import type { Pod } from './testSupport.test.helpers.js';
 
 const silent = createLogger({ level: 'silent' });
 
-function listener(onAdd: (name: string, initial: boolean) => void | Promise<void>, options: { resyncPeriodMs?: number; now?: number } = {}) {
+function listener(
+  onAdd: (name: string, initial: boolean) => void | Promise<void>,
+  options: { resyncPeriodMs?: number; now?: number } = {},
+) {
   let initialDone = 0;
   const l = new ProcessorListener<Pod>(
     { onAdd: (obj, initial) => onAdd(obj.metadata?.name ?? '', initial) },
@@ -24,7 +27,11 @@ function listener(onAdd: (name: string, initial: boolean) => void | Promise<void
   return { l, initialDone: () => initialDone };
 }
 
-const add = (name: string, initial = false): Notification<Pod> => ({ type: 'add', obj: pod(name, '1'), isInInitialList: initial });
+const add = (name: string, initial = false): Notification<Pod> => ({
+  type: 'add',
+  obj: pod(name, '1'),
+  isInInitialList: initial,
+});
 
 describe('ProcessorListener', () => {
   // client-go TestListenerResyncPeriodsDelayed (the processor starting late): what was queued before
@@ -104,15 +111,33 @@ describe('ProcessorListener', () => {
     const { logger, lines } = capturingLogger('error');
     const counters = { dispatched: 0, errors: 0 };
     const l = new ProcessorListener<Pod>(
-      { onDelete: () => { throw new Error('nope'); } },
-      { name: 'h', logger, counters, requestedResyncPeriodMs: 0, resyncPeriodMs: 0, now: 0, onInitialListProcessed: () => undefined },
+      {
+        onDelete: () => {
+          throw new Error('nope');
+        },
+      },
+      {
+        name: 'h',
+        logger,
+        counters,
+        requestedResyncPeriodMs: 0,
+        resyncPeriodMs: 0,
+        now: 0,
+        onInitialListProcessed: () => undefined,
+      },
     );
     l.start();
     l.add({ type: 'delete', obj: pod('a', '1', 'ns') });
     await settle();
     expect(counters).toEqual({ dispatched: 1, errors: 1 });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ msg: 'event handler failed', key: 'ns/a', event: 'delete', handler: 'h', err: { message: 'nope' } });
+    expect(lines[0]).toMatchObject({
+      msg: 'event handler failed',
+      key: 'ns/a',
+      event: 'delete',
+      handler: 'h',
+      err: { message: 'nope' },
+    });
   });
 });
 
@@ -132,7 +157,15 @@ describe('ProcessorListener isolation', () => {
           }) as Promise<void>;
         },
       },
-      { name: 'h', logger: silent, counters, requestedResyncPeriodMs: 0, resyncPeriodMs: 0, now: 0, onInitialListProcessed: () => undefined },
+      {
+        name: 'h',
+        logger: silent,
+        counters,
+        requestedResyncPeriodMs: 0,
+        resyncPeriodMs: 0,
+        now: 0,
+        onInitialListProcessed: () => undefined,
+      },
     );
     l.start();
     l.add(add('a'));
@@ -165,7 +198,9 @@ describe('ProcessorListener isolation', () => {
     l.add(add('b'));
     await waitFor(() => seen.length === 2, 'both notifications');
     expect(l.initialListProcessed()).toBe(true);
-    expect(lines).toEqual([expect.objectContaining({ err: expect.objectContaining({ message: 'observer failed' }) })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ err: expect.objectContaining({ message: 'observer failed' }) }),
+    ]);
   });
 });
 

@@ -221,12 +221,16 @@ export class ProcessorListener<T> {
 
 function keyOf(obj: unknown): string | undefined {
   try {
-    return deletionHandlingMetaNamespaceKeyFunc(obj as Parameters<typeof deletionHandlingMetaNamespaceKeyFunc>[0]);
+    return deletionHandlingMetaNamespaceKeyFunc(
+      obj as Parameters<typeof deletionHandlingMetaNamespaceKeyFunc>[0],
+    );
   } catch {
     return undefined;
   }
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function'
+  );
 }

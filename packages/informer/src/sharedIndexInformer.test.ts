@@ -3,7 +3,15 @@ import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import type { ResourceEventHandler } from '@kinformer/controller';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
 import type { SharedIndexInformerOptions } from './sharedIndexInformer.js';
-import { capturingLogger, keyOf, noBackoff, pod, podList, settle, waitFor } from './testSupport.test.helpers.js';
+import {
+  capturingLogger,
+  keyOf,
+  noBackoff,
+  pod,
+  podList,
+  settle,
+  waitFor,
+} from './testSupport.test.helpers.js';
 import type { Pod } from './testSupport.test.helpers.js';
 
 type Event =
@@ -18,7 +26,12 @@ class TestListener implements ResourceEventHandler<Pod> {
     this.events.push({ type: 'add', key: keyOf(obj), rv: obj.metadata?.resourceVersion, initial });
   }
   onUpdate(oldObj: Pod, newObj: Pod): void {
-    this.events.push({ type: 'update', key: keyOf(newObj), rv: newObj.metadata?.resourceVersion, oldRv: oldObj.metadata?.resourceVersion });
+    this.events.push({
+      type: 'update',
+      key: keyOf(newObj),
+      rv: newObj.metadata?.resourceVersion,
+      oldRv: oldObj.metadata?.resourceVersion,
+    });
   }
   onDelete(obj: Pod | DeletedFinalStateUnknown<Pod>): void {
     const tombstone = obj instanceof DeletedFinalStateUnknown;
@@ -31,7 +44,11 @@ class TestListener implements ResourceEventHandler<Pod> {
 
 function newInformer(lw: FakeListerWatcher<Pod>, options: SharedIndexInformerOptions<Pod> = {}) {
   const clock = new FakeClock();
-  const informer = new SharedIndexInformer<Pod>(lw, { clock, reflectorOptions: { backoff: noBackoff }, ...options });
+  const informer = new SharedIndexInformer<Pod>(lw, {
+    clock,
+    reflectorOptions: { backoff: noBackoff },
+    ...options,
+  });
   return { informer, clock: (options.clock as FakeClock | undefined) ?? clock };
 }
 
@@ -99,10 +116,14 @@ describe('SharedIndexInformer', () => {
     await waitFor(() => indexer.byIndex('byNode', 'n1').length === 2, 'c to be indexed');
     informer.addIndexers({ byNamespace: (obj) => [obj.metadata?.namespace ?? ''] });
     expect(indexer.byIndex('byNamespace', 'ns2').map(keyOf).sort()).toEqual(['ns2/b', 'ns2/c']);
-    expect(() => informer.addIndexers({ byNode: () => [] })).toThrow(expect.objectContaining({ code: ErrorCodes.INDEX }));
+    expect(() => informer.addIndexers({ byNode: () => [] })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INDEX }),
+    );
     ac.abort();
     await done;
-    expect(() => informer.addIndexers({ other: () => [] })).toThrow(expect.objectContaining({ code: ErrorCodes.INFORMER_STOPPED }));
+    expect(() => informer.addIndexers({ other: () => [] })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INFORMER_STOPPED }),
+    );
   });
 
   // client-go TestListenerResyncPeriods
@@ -134,7 +155,9 @@ describe('SharedIndexInformer', () => {
     await expectUpdates(0, 4, 2, 't=4s');
     await clock.tick(2000);
     await expectUpdates(0, 6, 4, 't=6s');
-    expect(every2s.events.filter((e) => e.type === 'update').every((e) => e.type === 'update' && e.rv === e.oldRv)).toBe(true);
+    expect(
+      every2s.events.filter((e) => e.type === 'update').every((e) => e.type === 'update' && e.rv === e.oldRv),
+    ).toBe(true);
     ac.abort();
     await done;
   });
@@ -167,12 +190,17 @@ describe('SharedIndexInformer', () => {
     // After start a smaller period is raised to the check period instead.
     informer.addEventHandler({}, { resyncPeriodMs: 1_000 });
     expect(informer.stats().resyncCheckPeriodMs).toBe(1_000);
-    const late = new SharedIndexInformer<Pod>(new FakeListerWatcher<Pod>().enqueueList(podList('1')), { resyncPeriodMs: 5_000, clock: new FakeClock() });
+    const late = new SharedIndexInformer<Pod>(new FakeListerWatcher<Pod>().enqueueList(podList('1')), {
+      resyncPeriodMs: 5_000,
+      clock: new FakeClock(),
+    });
     const lateRun = run(late);
     late.addEventHandler({}, { resyncPeriodMs: 2_000 });
     expect(late.stats().handlers.map((h) => h.resyncPeriodMs)).toEqual([5_000]);
     expect(late.stats().resyncCheckPeriodMs).toBe(5_000);
-    expect(() => informer.addEventHandler({}, { resyncPeriodMs: -1 })).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
+    expect(() => informer.addEventHandler({}, { resyncPeriodMs: -1 })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+    );
     ac.abort();
     lateRun.ac.abort();
     await Promise.all([done, lateRun.done]);
@@ -238,20 +266,32 @@ describe('SharedIndexInformer', () => {
     await settle();
     expect(noResync.keys().sort()).toEqual(['default/pod2', 'default/pod3']);
     expect(resync.keys().sort()).toEqual(['default/pod1', 'default/pod2', 'default/pod3']);
-    expect(noResync.events.find((e) => e.key === 'default/pod3')).toEqual({ type: 'add', key: 'default/pod3', rv: '3', initial: false });
+    expect(noResync.events.find((e) => e.key === 'default/pod3')).toEqual({
+      type: 'add',
+      key: 'default/pod3',
+      rv: '3',
+      initial: false,
+    });
     ac.abort();
     await done;
   });
 
   it('delivers a tombstone to onDelete for an object that disappeared during a watch outage', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1'), pod('b', '2')), podList('20', pod('a', '1')));
+    const lw = new FakeListerWatcher<Pod>().enqueueList(
+      podList('10', pod('a', '1'), pod('b', '2')),
+      podList('20', pod('a', '1')),
+    );
     const { informer } = newInformer(lw);
     const l = new TestListener();
     informer.addEventHandler(l);
     const { ac, done } = run(informer);
     (await lw.nextWatch()).breakConnection();
     await waitFor(() => l.events.some((e) => e.type === 'delete'), 'the delete');
-    expect(l.events.find((e) => e.type === 'delete')).toEqual({ type: 'delete', key: 'default/b', tombstone: true });
+    expect(l.events.find((e) => e.type === 'delete')).toEqual({
+      type: 'delete',
+      key: 'default/b',
+      tombstone: true,
+    });
     expect(informer.getStore().listKeys()).toEqual(['default/a']);
     ac.abort();
     await done;
@@ -276,10 +316,18 @@ describe('SharedIndexInformer', () => {
   });
 
   it('exposes a list refused with 403 through syncError until the informer syncs', async () => {
-    const forbidden = KinformerError.fromStatus({ code: 403, reason: 'Forbidden', message: 'pods is forbidden' });
+    const forbidden = KinformerError.fromStatus({
+      code: 403,
+      reason: 'Forbidden',
+      message: 'pods is forbidden',
+    });
     // The first list is refused, the second fails with a 500 (worth retrying), the third succeeds;
     // each retry comes after a one-minute backoff on the fake clock.
-    const internal = KinformerError.fromStatus({ code: 500, reason: 'InternalError', message: 'etcd timeout' });
+    const internal = KinformerError.fromStatus({
+      code: 500,
+      reason: 'InternalError',
+      message: 'etcd timeout',
+    });
     const lw = new FakeListerWatcher<Pod>().enqueueList(forbidden, internal, podList('10', pod('a', '1')));
     const { logger, lines } = capturingLogger('error');
     const clock = new FakeClock();
@@ -293,9 +341,17 @@ describe('SharedIndexInformer', () => {
     await waitFor(() => informer.syncError() !== undefined, 'the 403');
     expect(informer.syncError()).toBe(forbidden);
     expect(informer.hasSynced()).toBe(false);
-    expect(lines.some((l) => l.msg === 'failed to list and watch; retrying after backoff' && l.code === ErrorCodes.FORBIDDEN)).toBe(true);
+    expect(
+      lines.some(
+        (l) =>
+          l.msg === 'failed to list and watch; retrying after backoff' && l.code === ErrorCodes.FORBIDDEN,
+      ),
+    ).toBe(true);
     await clock.tick(60_000);
-    await waitFor(() => lw.listCalls.length === 2 && informer.syncError() === undefined, 'the 500 to replace the 403');
+    await waitFor(
+      () => lw.listCalls.length === 2 && informer.syncError() === undefined,
+      'the 500 to replace the 403',
+    );
     await clock.tick(60_000);
     await waitFor(() => informer.hasSynced(), 'the retry to succeed');
     expect(informer.syncError()).toBeUndefined();
@@ -310,8 +366,12 @@ describe('SharedIndexInformer', () => {
     informer.setTransform((o) => o);
     informer.setWatchErrorHandler(() => undefined);
     const { ac, done } = run(informer);
-    expect(() => informer.setTransform((o) => o)).toThrow(expect.objectContaining({ code: ErrorCodes.ALREADY_STARTED }));
-    expect(() => informer.setWatchErrorHandler(() => undefined)).toThrow(expect.objectContaining({ code: ErrorCodes.ALREADY_STARTED }));
+    expect(() => informer.setTransform((o) => o)).toThrow(
+      expect.objectContaining({ code: ErrorCodes.ALREADY_STARTED }),
+    );
+    expect(() => informer.setWatchErrorHandler(() => undefined)).toThrow(
+      expect.objectContaining({ code: ErrorCodes.ALREADY_STARTED }),
+    );
     ac.abort();
     await done;
   });
@@ -441,10 +501,16 @@ describe('SharedIndexInformer', () => {
     ac.abort();
     await done;
     expect([informer.hasStarted(), informer.isStopped()]).toEqual([true, true]);
-    expect(() => informer.addEventHandler({})).toThrow(expect.objectContaining({ code: ErrorCodes.INFORMER_STOPPED }));
-    expect(() => informer.on('add', () => undefined)).toThrow(expect.objectContaining({ code: ErrorCodes.INFORMER_STOPPED }));
+    expect(() => informer.addEventHandler({})).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INFORMER_STOPPED }),
+    );
+    expect(() => informer.on('add', () => undefined)).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INFORMER_STOPPED }),
+    );
     expect(() => reg.remove()).not.toThrow();
-    await expect(informer.run(new AbortController().signal)).rejects.toMatchObject({ code: ErrorCodes.INFORMER_STOPPED });
+    await expect(informer.run(new AbortController().signal)).rejects.toMatchObject({
+      code: ErrorCodes.INFORMER_STOPPED,
+    });
   });
 
   // client-go TestRemoveWhileActive
@@ -463,7 +529,10 @@ describe('SharedIndexInformer', () => {
     const { ac, done } = run(informer);
     const watch = await lw.nextWatch();
     watch.add(pod('a', '11')).add(pod('b', '12')).add(pod('c', '13'));
-    await waitFor(() => seen.length === 1 && informer.stats().handlers[0]!.bufferDepth === 2, 'a in progress, b and c buffered');
+    await waitFor(
+      () => seen.length === 1 && informer.stats().handlers[0]!.bufferDepth === 2,
+      'a in progress, b and c buffered',
+    );
     reg.remove();
     release();
     watch.add(pod('d', '14'));
@@ -540,7 +609,10 @@ describe('SharedIndexInformer', () => {
     });
     const { ac, done } = run(informer);
     await lw.nextWatch();
-    await waitFor(() => informer.stats().eventsDispatched === 0 && informer.hasSynced(), 'the handler to start');
+    await waitFor(
+      () => informer.stats().eventsDispatched === 0 && informer.hasSynced(),
+      'the handler to start',
+    );
     ac.abort();
     let resolved = false;
     void done.then(() => (resolved = true));
@@ -565,7 +637,10 @@ describe('SharedIndexInformer', () => {
       const until = performance.now() + ms;
       while (performance.now() < until);
     };
-    informer.addEventHandler({ onAdd: (obj) => spin(obj.metadata?.name === 'slow' ? 4 : 0) }, { name: 'slow' });
+    informer.addEventHandler(
+      { onAdd: (obj) => spin(obj.metadata?.name === 'slow' ? 4 : 0) },
+      { name: 'slow' },
+    );
     informer.addEventHandler({ onAdd: () => undefined }, { name: 'fast' });
     const { ac, done } = run(informer);
     (await lw.nextWatch()).add(pod('quick', '11')).add(pod('slow', '12'));
@@ -608,7 +683,10 @@ describe('SharedIndexInformer', () => {
       const stats = informer.stats();
       expect(stats.handlerErrors).toBe(2);
       expect(stats.eventsDispatched).toBe(6);
-      expect(stats.handlers.map((h) => [h.name, h.errors, h.dispatched])).toEqual([['flaky', 2, 3], ['handler-2', 0, 3]]);
+      expect(stats.handlers.map((h) => [h.name, h.errors, h.dispatched])).toEqual([
+        ['flaky', 2, 3],
+        ['handler-2', 0, 3],
+      ]);
       const failures = lines.filter((l) => l.msg === 'event handler failed');
       expect(failures.map((l) => [l.key, l.handler, l.informer, l.code])).toEqual([
         ['default/a', 'flaky', 'pods.v1', ErrorCodes.HANDLER_FAILED],
@@ -634,7 +712,8 @@ describe('SharedIndexInformer', () => {
         expect(inFlight).toBe(1);
         log.push(`start ${obj.metadata?.name ?? ''}`);
         // Uneven delays: later events would overtake earlier ones if they were not serialized.
-        for (let i = 0; i < (obj.metadata?.name === 'a' ? 5 : 1); i++) await new Promise<void>((r) => setImmediate(r));
+        for (let i = 0; i < (obj.metadata?.name === 'a' ? 5 : 1); i++)
+          await new Promise<void>((r) => setImmediate(r));
         log.push(`end ${obj.metadata?.name ?? ''}`);
         inFlight--;
       },
@@ -653,7 +732,15 @@ describe('SharedIndexInformer', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const slow: string[] = [];
-    informer.addEventHandler({ onAdd: async (obj) => { slow.push(keyOf(obj)); await gate; } }, { name: 'slow' });
+    informer.addEventHandler(
+      {
+        onAdd: async (obj) => {
+          slow.push(keyOf(obj));
+          await gate;
+        },
+      },
+      { name: 'slow' },
+    );
     const fast = new TestListener();
     informer.addEventHandler(fast, { name: 'fast' });
     const { ac, done } = run(informer);
@@ -662,7 +749,10 @@ describe('SharedIndexInformer', () => {
     await waitFor(() => fast.events.length === 50, 'the fast handler');
     expect(informer.getStore().size()).toBe(50);
     expect(slow).toEqual(['default/p0']);
-    expect(informer.stats().handlers.map((h) => [h.name, h.bufferDepth])).toEqual([['slow', 49], ['fast', 0]]);
+    expect(informer.stats().handlers.map((h) => [h.name, h.bufferDepth])).toEqual([
+      ['slow', 49],
+      ['fast', 0],
+    ]);
     release();
     await waitFor(() => slow.length === 50, 'the slow handler to catch up');
     expect(informer.stats().handlers[0]!.bufferDepth).toBe(0);
@@ -693,9 +783,21 @@ describe('SharedIndexInformer', () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
     const { informer } = newInformer(lw);
     const seen: string[] = [];
-    const adds = informer.on('add', (obj, initial) => void seen.push(`add ${obj.metadata?.name ?? ''} ${String(initial)}`));
-    informer.on('update', (oldObj, newObj) => void seen.push(`update ${oldObj.metadata?.resourceVersion ?? ''}->${newObj.metadata?.resourceVersion ?? ''}`));
-    informer.on('delete', (obj) => void seen.push(`delete ${obj instanceof DeletedFinalStateUnknown ? obj.key : keyOf(obj)}`));
+    const adds = informer.on(
+      'add',
+      (obj, initial) => void seen.push(`add ${obj.metadata?.name ?? ''} ${String(initial)}`),
+    );
+    informer.on(
+      'update',
+      (oldObj, newObj) =>
+        void seen.push(
+          `update ${oldObj.metadata?.resourceVersion ?? ''}->${newObj.metadata?.resourceVersion ?? ''}`,
+        ),
+    );
+    informer.on(
+      'delete',
+      (obj) => void seen.push(`delete ${obj instanceof DeletedFinalStateUnknown ? obj.key : keyOf(obj)}`),
+    );
     const { ac, done } = run(informer);
     await waitFor(() => adds.hasSynced(), 'sync');
     adds.remove();
@@ -703,7 +805,9 @@ describe('SharedIndexInformer', () => {
     await waitFor(() => seen.length === 3, 'three events');
     await settle();
     expect(seen).toEqual(['add a true', 'update 1->12', 'delete default/b']);
-    expect(() => informer.on('bogus' as 'add', () => undefined)).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
+    expect(() => informer.on('bogus' as 'add', () => undefined)).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+    );
     ac.abort();
     await done;
   });

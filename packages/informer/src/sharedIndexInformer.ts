@@ -213,18 +213,28 @@ export class SharedIndexInformer<T extends KubeObject> {
    * Registering the same handler twice gives two independent registrations. Throws
    * `ERR_INFORMER_STOPPED` once the informer has stopped, `ERR_INVALID_OPTION` for a negative period.
    */
-  addEventHandler(handler: ResourceEventHandler<T>, options: HandlerOptions = {}): ResourceEventHandlerRegistration {
+  addEventHandler(
+    handler: ResourceEventHandler<T>,
+    options: HandlerOptions = {},
+  ): ResourceEventHandlerRegistration {
     const seq = ++this.#handlerSeq;
     const name = options.name ?? `handler-${seq}`;
     if (this.#stopped) {
-      throw new KinformerError(ErrorCodes.INFORMER_STOPPED, `handler ${name} was not added to informer ${this.name}: it has stopped`, {
-        details: { informer: this.name, handler: name },
-      });
+      throw new KinformerError(
+        ErrorCodes.INFORMER_STOPPED,
+        `handler ${name} was not added to informer ${this.name}: it has stopped`,
+        {
+          details: { informer: this.name, handler: name },
+        },
+      );
     }
     let requested = checkPeriod(options.resyncPeriodMs ?? this.#defaultResyncPeriodMs, 'resyncPeriodMs');
     if (requested > 0) {
       if (requested < MINIMUM_RESYNC_PERIOD_MS) {
-        this.#logger.warn({ handler: name, requested, minimum: MINIMUM_RESYNC_PERIOD_MS }, 'resync period too small; using the minimum');
+        this.#logger.warn(
+          { handler: name, requested, minimum: MINIMUM_RESYNC_PERIOD_MS },
+          'resync period too small; using the minimum',
+        );
         requested = MINIMUM_RESYNC_PERIOD_MS;
       }
       if (requested < this.#resyncCheckPeriodMs) {
@@ -242,7 +252,10 @@ export class SharedIndexInformer<T extends KubeObject> {
     }
     const effective = determineResyncPeriod(requested, this.#resyncCheckPeriodMs);
     if (requested > 0 && effective === 0) {
-      this.#logger.warn({ handler: name, requested }, 'the informer does not resync (resyncPeriodMs 0): the handler will not resync');
+      this.#logger.warn(
+        { handler: name, requested },
+        'the informer does not resync (resyncPeriodMs 0): the handler will not resync',
+      );
     }
     const listener = new ProcessorListener<T>(handler, {
       name,
@@ -269,14 +282,19 @@ export class SharedIndexInformer<T extends KubeObject> {
    */
   removeEventHandler(registration: ResourceEventHandlerRegistration): void {
     if (!(registration instanceof HandlerRegistration) || registration.informer !== this) return;
-    if (this.#processor.removeListener(registration.listener as ProcessorListener<T>)) this.#events.emit('change');
+    if (this.#processor.removeListener(registration.listener as ProcessorListener<T>))
+      this.#events.emit('change');
   }
 
   /**
    * Sugar over {@link addEventHandler}: `informer.on('add', (pod) => …)`. Each call registers its own
    * handler (own buffer, own order, own `hasSynced`); the returned registration removes it.
    */
-  on<E extends keyof InformerEventMap<T>>(event: E, fn: InformerEventMap<T>[E], options: HandlerOptions = {}): ResourceEventHandlerRegistration {
+  on<E extends keyof InformerEventMap<T>>(
+    event: E,
+    fn: InformerEventMap<T>[E],
+    options: HandlerOptions = {},
+  ): ResourceEventHandlerRegistration {
     switch (event) {
       case 'add':
         return this.addEventHandler({ onAdd: fn as InformerEventMap<T>['add'] }, options);
@@ -285,7 +303,10 @@ export class SharedIndexInformer<T extends KubeObject> {
       case 'delete':
         return this.addEventHandler({ onDelete: fn as InformerEventMap<T>['delete'] }, options);
       default:
-        throw new KinformerError(ErrorCodes.INVALID_OPTION, `unknown informer event ${String(event)}: expected add, update or delete`);
+        throw new KinformerError(
+          ErrorCodes.INVALID_OPTION,
+          `unknown informer event ${String(event)}: expected add, update or delete`,
+        );
     }
   }
 
@@ -305,7 +326,10 @@ export class SharedIndexInformer<T extends KubeObject> {
    */
   addIndexers(indexers: Indexers<T>): void {
     if (this.#stopped) {
-      throw new KinformerError(ErrorCodes.INFORMER_STOPPED, `indexers were not added to informer ${this.name}: it has stopped`);
+      throw new KinformerError(
+        ErrorCodes.INFORMER_STOPPED,
+        `indexers were not added to informer ${this.name}: it has stopped`,
+      );
     }
     this.#indexer.addIndexers(indexers);
   }
@@ -399,8 +423,13 @@ export class SharedIndexInformer<T extends KubeObject> {
    * `ERR_ALREADY_STARTED` when called twice and `ERR_INFORMER_STOPPED` after it stopped.
    */
   async run(signal: AbortSignal): Promise<void> {
-    if (this.#stopped) throw new KinformerError(ErrorCodes.INFORMER_STOPPED, `informer ${this.name} has stopped and cannot run again`);
-    if (this.#started) throw new KinformerError(ErrorCodes.ALREADY_STARTED, `informer ${this.name} is already running`);
+    if (this.#stopped)
+      throw new KinformerError(
+        ErrorCodes.INFORMER_STOPPED,
+        `informer ${this.name} has stopped and cannot run again`,
+      );
+    if (this.#started)
+      throw new KinformerError(ErrorCodes.ALREADY_STARTED, `informer ${this.name} is already running`);
     this.#started = true;
     try {
       const options = this.#options;
@@ -446,7 +475,10 @@ export class SharedIndexInformer<T extends KubeObject> {
       void processDeltas(this.#distributor, this.#indexer, deltas, isInInitialList);
     } catch (err) {
       this.#processErrors++;
-      this.#logger.error({ err, code: isKinformerError(err) ? err.code : undefined }, 'could not apply a change to the cache; skipped');
+      this.#logger.error(
+        { err, code: isKinformerError(err) ? err.code : undefined },
+        'could not apply a change to the cache; skipped',
+      );
     }
   };
 
@@ -460,14 +492,19 @@ export class SharedIndexInformer<T extends KubeObject> {
       if (this.#processor.size > 0) this.#processor.distribute({ type: 'add', obj, isInInitialList }, false);
     },
     onUpdate: (oldObj, newObj) => {
-      if (this.#processor.size > 0) this.#processor.distribute({ type: 'update', oldObj, newObj }, isSyncUpdate(oldObj, newObj));
+      if (this.#processor.size > 0)
+        this.#processor.distribute({ type: 'update', oldObj, newObj }, isSyncUpdate(oldObj, newObj));
     },
     onDelete: (obj) => {
       if (this.#processor.size > 0) this.#processor.distribute({ type: 'delete', obj }, false);
     },
   };
 
-  #onWatchError(reflector: Reflector<T>, error: unknown, userHandler: WatchErrorHandler<T> | undefined): void {
+  #onWatchError(
+    reflector: Reflector<T>,
+    error: unknown,
+    userHandler: WatchErrorHandler<T> | undefined,
+  ): void {
     // The last failure decides: a refusal (401/403/404/400) is kept until a later failure is not one,
     // or until deltas flow again.
     const refusal = isKinformerError(error) && TERMINAL_CODES.has(error.code) ? error : undefined;
@@ -489,7 +526,10 @@ export class SharedIndexInformer<T extends KubeObject> {
 
   #assertNotStarted(what: string): void {
     if (this.#started) {
-      throw new KinformerError(ErrorCodes.ALREADY_STARTED, `${what}: informer ${this.name} has already started`);
+      throw new KinformerError(
+        ErrorCodes.ALREADY_STARTED,
+        `${what}: informer ${this.name} has already started`,
+      );
     }
   }
 }
@@ -513,12 +553,20 @@ class HandlerRegistration<T extends KubeObject> implements ResourceEventHandlerR
 
 /** client-go 1.36: an update is a "sync" when old and new carry the same resourceVersion. */
 function isSyncUpdate(oldObj: unknown, newObj: unknown): boolean {
-  return hasObjectMeta(oldObj) && hasObjectMeta(newObj) && oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion;
+  return (
+    hasObjectMeta(oldObj) &&
+    hasObjectMeta(newObj) &&
+    oldObj.metadata.resourceVersion === newObj.metadata.resourceVersion
+  );
 }
 
 function checkPeriod(ms: number, what: string): number {
   if (!Number.isFinite(ms) || ms < 0) {
-    throw new KinformerError(ErrorCodes.INVALID_OPTION, `${what} must be a finite number of ms ≥ 0, got ${ms}`, { details: { [what]: ms } });
+    throw new KinformerError(
+      ErrorCodes.INVALID_OPTION,
+      `${what} must be a finite number of ms ≥ 0, got ${ms}`,
+      { details: { [what]: ms } },
+    );
   }
   return ms;
 }

@@ -16,7 +16,8 @@ interface Made {
 /** A factory whose ListerWatchers are FakeListerWatchers; `script` prepares each new one. */
 function fakeFactory(
   options: SharedInformerFactoryOptions = {},
-  script: (lw: FakeListerWatcher<KubeObject>, gvr: GroupVersionResource) => void = (lw) => void lw.enqueueList(podList('1')),
+  script: (lw: FakeListerWatcher<KubeObject>, gvr: GroupVersionResource) => void = (lw) =>
+    void lw.enqueueList(podList('1')),
 ) {
   const made: Made[] = [];
   const clock = new FakeClock();
@@ -69,20 +70,58 @@ describe('SharedInformerFactory', () => {
   it('maps every typed accessor to its group, version and resource', () => {
     const { factory, made } = fakeFactory();
     const accessors = [
-      factory.core.v1.pods, factory.core.v1.services, factory.core.v1.configMaps, factory.core.v1.secrets,
-      factory.core.v1.nodes, factory.core.v1.namespaces, factory.core.v1.events, factory.core.v1.serviceAccounts,
-      factory.core.v1.endpoints, factory.apps.v1.deployments, factory.apps.v1.replicaSets, factory.apps.v1.statefulSets,
-      factory.apps.v1.daemonSets, factory.batch.v1.jobs, factory.batch.v1.cronJobs, factory.networking.v1.ingresses,
-      factory.discovery.v1.endpointSlices, factory.coordination.v1.leases, factory.rbac.v1.roles,
-      factory.rbac.v1.roleBindings, factory.rbac.v1.clusterRoles, factory.rbac.v1.clusterRoleBindings,
+      factory.core.v1.pods,
+      factory.core.v1.services,
+      factory.core.v1.configMaps,
+      factory.core.v1.secrets,
+      factory.core.v1.nodes,
+      factory.core.v1.namespaces,
+      factory.core.v1.events,
+      factory.core.v1.serviceAccounts,
+      factory.core.v1.endpoints,
+      factory.apps.v1.deployments,
+      factory.apps.v1.replicaSets,
+      factory.apps.v1.statefulSets,
+      factory.apps.v1.daemonSets,
+      factory.batch.v1.jobs,
+      factory.batch.v1.cronJobs,
+      factory.networking.v1.ingresses,
+      factory.discovery.v1.endpointSlices,
+      factory.coordination.v1.leases,
+      factory.rbac.v1.roles,
+      factory.rbac.v1.roleBindings,
+      factory.rbac.v1.clusterRoles,
+      factory.rbac.v1.clusterRoleBindings,
     ];
     for (const get of accessors) get();
-    expect(made.map((m) => (m.gvr.group ? `${m.gvr.group}/${m.gvr.version}/${m.gvr.resource}` : `${m.gvr.version}/${m.gvr.resource}`))).toEqual([
-      'v1/pods', 'v1/services', 'v1/configmaps', 'v1/secrets', 'v1/nodes', 'v1/namespaces', 'v1/events',
-      'v1/serviceaccounts', 'v1/endpoints', 'apps/v1/deployments', 'apps/v1/replicasets', 'apps/v1/statefulsets',
-      'apps/v1/daemonsets', 'batch/v1/jobs', 'batch/v1/cronjobs', 'networking.k8s.io/v1/ingresses',
-      'discovery.k8s.io/v1/endpointslices', 'coordination.k8s.io/v1/leases', 'rbac.authorization.k8s.io/v1/roles',
-      'rbac.authorization.k8s.io/v1/rolebindings', 'rbac.authorization.k8s.io/v1/clusterroles',
+    expect(
+      made.map((m) =>
+        m.gvr.group
+          ? `${m.gvr.group}/${m.gvr.version}/${m.gvr.resource}`
+          : `${m.gvr.version}/${m.gvr.resource}`,
+      ),
+    ).toEqual([
+      'v1/pods',
+      'v1/services',
+      'v1/configmaps',
+      'v1/secrets',
+      'v1/nodes',
+      'v1/namespaces',
+      'v1/events',
+      'v1/serviceaccounts',
+      'v1/endpoints',
+      'apps/v1/deployments',
+      'apps/v1/replicasets',
+      'apps/v1/statefulsets',
+      'apps/v1/daemonsets',
+      'batch/v1/jobs',
+      'batch/v1/cronjobs',
+      'networking.k8s.io/v1/ingresses',
+      'discovery.k8s.io/v1/endpointslices',
+      'coordination.k8s.io/v1/leases',
+      'rbac.authorization.k8s.io/v1/roles',
+      'rbac.authorization.k8s.io/v1/rolebindings',
+      'rbac.authorization.k8s.io/v1/clusterroles',
       'rbac.authorization.k8s.io/v1/clusterrolebindings',
     ]);
   });
@@ -95,9 +134,16 @@ describe('SharedInformerFactory', () => {
       { namespace: 'team-a', metadataOnly: false, labelSelector: 'owner=me' },
       { namespace: '', metadataOnly: false, labelSelector: 'app=web,owner=me' },
     ]);
-    const byFunction = fakeFactory({ tweakListOptions: (o) => ({ ...o, fieldSelector: 'status.phase=Running' }) });
+    const byFunction = fakeFactory({
+      tweakListOptions: (o) => ({ ...o, fieldSelector: 'status.phase=Running' }),
+    });
     byFunction.factory.core.v1.pods({ labelSelector: 'app=web' });
-    expect(byFunction.made[0]!.request).toEqual({ namespace: '', metadataOnly: false, labelSelector: 'app=web', fieldSelector: 'status.phase=Running' });
+    expect(byFunction.made[0]!.request).toEqual({
+      namespace: '',
+      metadataOnly: false,
+      labelSelector: 'app=web',
+      fieldSelector: 'status.phase=Running',
+    });
   });
 
   it('starts only informers not yet started; informers asked for later start with the next start call', async () => {
@@ -114,21 +160,46 @@ describe('SharedInformerFactory', () => {
     factory.start(ac.signal);
     expect(services.informer.hasStarted()).toBe(true);
     const synced = await factory.waitForCacheSync(ac.signal);
-    expect(synced).toEqual(new Map([['pods.v1', true], ['services.v1', true]]));
+    expect(synced).toEqual(
+      new Map([
+        ['pods.v1', true],
+        ['services.v1', true],
+      ]),
+    );
     expect(made.map((m) => m.lw.listCalls.length)).toEqual([1, 1]);
     await factory.shutdown();
   });
 
   it('gives every informer a namespace index, and a lister over its cache', async () => {
-    const { factory, made } = fakeFactory({}, (lw) =>
-      void lw.enqueueList(podList('10', pod('a', '1', 'ns1'), pod('b', '2', 'ns2'), pod('c', '3', 'ns1', { metadata: { name: 'c', namespace: 'ns1', labels: { app: 'web' } } }))),
+    const { factory, made } = fakeFactory(
+      {},
+      (lw) =>
+        void lw.enqueueList(
+          podList(
+            '10',
+            pod('a', '1', 'ns1'),
+            pod('b', '2', 'ns2'),
+            pod('c', '3', 'ns1', { metadata: { name: 'c', namespace: 'ns1', labels: { app: 'web' } } }),
+          ),
+        ),
     );
     const { informer, lister } = factory.core.v1.pods();
     expect(Object.keys(informer.getIndexer().getIndexers())).toEqual(['namespace']);
     factory.start(new AbortController().signal);
     await factory.waitForCacheSync(new AbortController().signal);
-    expect(lister.namespace('ns1').list().map((p: V1Pod) => p.metadata?.name).sort()).toEqual(['a', 'c']);
-    expect(lister.namespace('ns1').list('app=web').map((p) => p.metadata?.name)).toEqual(['c']);
+    expect(
+      lister
+        .namespace('ns1')
+        .list()
+        .map((p: V1Pod) => p.metadata?.name)
+        .sort(),
+    ).toEqual(['a', 'c']);
+    expect(
+      lister
+        .namespace('ns1')
+        .list('app=web')
+        .map((p) => p.metadata?.name),
+    ).toEqual(['c']);
     expect(lister.namespace('ns2').get('b')?.metadata?.resourceVersion).toBe('2');
     expect(lister.list()).toHaveLength(3);
     (await made[0]!.lw.nextWatch()).add(pod('d', '11', 'ns2'));
@@ -142,11 +213,19 @@ describe('SharedInformerFactory', () => {
       p.metadata!.managedFields = [{ manager: 'kubectl' }];
       return p;
     };
-    const { factory } = fakeFactory({ transform: dropManagedFields }, (lw) => void lw.enqueueList(podList('10', withFields('a'))));
+    const { factory } = fakeFactory(
+      { transform: dropManagedFields },
+      (lw) => void lw.enqueueList(podList('10', withFields('a'))),
+    );
     const { lister } = factory.core.v1.configMaps();
     factory.start(new AbortController().signal);
     await factory.waitForCacheSync(new AbortController().signal);
-    expect(lister.namespace('default').get('a')?.metadata).toEqual({ name: 'a', namespace: 'default', resourceVersion: '1', uid: 'uid-a' });
+    expect(lister.namespace('default').get('a')?.metadata).toEqual({
+      name: 'a',
+      namespace: 'default',
+      resourceVersion: '1',
+      uid: 'uid-a',
+    });
     await factory.shutdown();
   });
 
@@ -161,7 +240,12 @@ describe('SharedInformerFactory', () => {
     const wait = factory.waitForCacheSync(ac.signal);
     await waitFor(() => factory.core.v1.pods().informer.hasSynced(), 'pods');
     ac.abort();
-    await expect(wait).resolves.toEqual(new Map([['pods.v1', true], ['services.v1', false]]));
+    await expect(wait).resolves.toEqual(
+      new Map([
+        ['pods.v1', true],
+        ['services.v1', false],
+      ]),
+    );
     await factory.shutdown();
   });
 
@@ -179,7 +263,11 @@ describe('SharedInformerFactory', () => {
     factory.core.v1.secrets({ namespace: 'prod' });
     factory.start(new AbortController().signal);
     const err = await factory.waitForCacheSync(new AbortController().signal).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: ErrorCodes.CACHE_SYNC_FAILED, httpStatus: code, cause: { code: causeCode } });
+    expect(err).toMatchObject({
+      code: ErrorCodes.CACHE_SYNC_FAILED,
+      httpStatus: code,
+      cause: { code: causeCode },
+    });
     expect((err as Error).message).toContain('secrets.v1?namespace=prod cannot sync');
     await factory.shutdown();
   });
@@ -242,23 +330,38 @@ describe('SharedInformerFactory', () => {
   });
 
   it('needs a KubeConfig or a listerWatcherFactory, and checks its options', () => {
-    expect(() => new SharedInformerFactory(undefined)).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
+    expect(() => new SharedInformerFactory(undefined)).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+    );
     const listerWatcherFactory = (): FakeListerWatcher<KubeObject> => new FakeListerWatcher();
     expect(() => new SharedInformerFactory(undefined, { listerWatcherFactory, defaultResyncMs: -5 })).toThrow(
       expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
     );
     const factory = new SharedInformerFactory(undefined, { listerWatcherFactory });
-    expect(() => factory.forResource({ version: '', resource: 'pods' })).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
+    expect(() => factory.forResource({ version: '', resource: 'pods' })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+    );
   });
 
   it('caches PartialObjectMetadata for metadata-only informers', async () => {
-    const { factory, made } = fakeFactory({}, (lw) =>
-      void lw.enqueueList({
-        metadata: { resourceVersion: '5' },
-        items: [{ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'web', namespace: 'default', resourceVersion: '4' } }],
-      }),
+    const { factory, made } = fakeFactory(
+      {},
+      (lw) =>
+        void lw.enqueueList({
+          metadata: { resourceVersion: '5' },
+          items: [
+            {
+              apiVersion: 'meta.k8s.io/v1',
+              kind: 'PartialObjectMetadata',
+              metadata: { name: 'web', namespace: 'default', resourceVersion: '4' },
+            },
+          ],
+        }),
     );
-    const { informer, lister } = factory.forResource({ group: 'apps', version: 'v1', resource: 'deployments' }, { metadataOnly: true });
+    const { informer, lister } = factory.forResource(
+      { group: 'apps', version: 'v1', resource: 'deployments' },
+      { metadataOnly: true },
+    );
     factory.start(new AbortController().signal);
     await factory.waitForCacheSync(new AbortController().signal);
     expect(made[0]!.request.metadataOnly).toBe(true);
@@ -273,7 +376,16 @@ describe('SharedInformerFactory', () => {
     const server = createServer((req, res) => {
       requests.push(req.url ?? '');
       res.writeHead(403, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'pods is forbidden' }));
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Forbidden',
+          code: 403,
+          message: 'pods is forbidden',
+        }),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

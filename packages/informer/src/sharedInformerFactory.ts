@@ -34,7 +34,10 @@ export interface ListerWatcherRequest extends SelectorOptions {
  * Builds the ListerWatcher of one informer. The default is `createListWatch(kubeConfig, …)` from
  * `@kinformer/client-node`; tests pass one that returns `FakeListerWatcher`s.
  */
-export type ListerWatcherFactory = (gvr: GroupVersionResource, request: ListerWatcherRequest) => ListerWatcher<KubeObject>;
+export type ListerWatcherFactory = (
+  gvr: GroupVersionResource,
+  request: ListerWatcherRequest,
+) => ListerWatcher<KubeObject>;
 
 /** Options of {@link SharedInformerFactory}. */
 export interface SharedInformerFactoryOptions {
@@ -58,7 +61,10 @@ export interface SharedInformerFactoryOptions {
    * informer's key (`pods.v1`) and resource. A function, so that stateful parts such as a `backoff`
    * are made once per informer and never shared.
    */
-  reflectorOptions?: (key: string, gvr: GroupVersionResource) => NonNullable<SharedIndexInformerOptions<KubeObject>['reflectorOptions']>;
+  reflectorOptions?: (
+    key: string,
+    gvr: GroupVersionResource,
+  ) => NonNullable<SharedIndexInformerOptions<KubeObject>['reflectorOptions']>;
   /** Builds the ListerWatchers (default: `createListWatch` on the factory's KubeConfig). */
   listerWatcherFactory?: ListerWatcherFactory;
   clock?: Clock;
@@ -146,7 +152,10 @@ export class SharedInformerFactory {
     this.#logger = componentLogger(options.logger, { component: 'informer-factory' });
     const resync = options.defaultResyncMs ?? 0;
     if (!Number.isFinite(resync) || resync < 0) {
-      throw new KinformerError(ErrorCodes.INVALID_OPTION, `defaultResyncMs must be a finite number of ms ≥ 0, got ${resync}`);
+      throw new KinformerError(
+        ErrorCodes.INVALID_OPTION,
+        `defaultResyncMs must be a finite number of ms ≥ 0, got ${resync}`,
+      );
     }
     if (options.listerWatcherFactory !== undefined) {
       this.#listerWatcherFactory = options.listerWatcherFactory;
@@ -155,7 +164,12 @@ export class SharedInformerFactory {
       this.#listerWatcherFactory = (gvr, request) =>
         createListWatch(
           kubeConfig,
-          { ...(gvr.group === undefined ? {} : { group: gvr.group }), version: gvr.version, resource: gvr.resource, ...(request.namespace === '' ? {} : { namespace: request.namespace }) },
+          {
+            ...(gvr.group === undefined ? {} : { group: gvr.group }),
+            version: gvr.version,
+            resource: gvr.resource,
+            ...(request.namespace === '' ? {} : { namespace: request.namespace }),
+          },
           {
             ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
             ...(request.fieldSelector === undefined ? {} : { fieldSelector: request.fieldSelector }),
@@ -164,9 +178,14 @@ export class SharedInformerFactory {
           },
         );
     } else {
-      throw new KinformerError(ErrorCodes.INVALID_OPTION, 'SharedInformerFactory needs a KubeConfig or a listerWatcherFactory');
+      throw new KinformerError(
+        ErrorCodes.INVALID_OPTION,
+        'SharedInformerFactory needs a KubeConfig or a listerWatcherFactory',
+      );
     }
-    const groups = typedInformerGroups((gvr, expectedType, scope) => this.#get(gvr, scope ?? {}, expectedType));
+    const groups = typedInformerGroups((gvr, expectedType, scope) =>
+      this.#get(gvr, scope ?? {}, expectedType),
+    );
     this.core = groups.core;
     this.apps = groups.apps;
     this.batch = groups.batch;
@@ -182,9 +201,18 @@ export class SharedInformerFactory {
    * objects. With `{ metadataOnly: true }` the informer caches `PartialObjectMetadata` only.
    * An informer created after `start` runs from the next `start` call.
    */
-  forResource(gvr: GroupVersionResource, options: ForResourceOptions & { metadataOnly: true }): InformerAndLister<PartialObjectMetadata>;
-  forResource<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, options?: ForResourceOptions): InformerAndLister<T>;
-  forResource<T extends KubeObject>(gvr: GroupVersionResource, options: ForResourceOptions = {}): InformerAndLister<T> {
+  forResource(
+    gvr: GroupVersionResource,
+    options: ForResourceOptions & { metadataOnly: true },
+  ): InformerAndLister<PartialObjectMetadata>;
+  forResource<T extends KubeObject = KubeObject>(
+    gvr: GroupVersionResource,
+    options?: ForResourceOptions,
+  ): InformerAndLister<T>;
+  forResource<T extends KubeObject>(
+    gvr: GroupVersionResource,
+    options: ForResourceOptions = {},
+  ): InformerAndLister<T> {
     return this.#get<T>(gvr, options, undefined);
   }
 
@@ -248,9 +276,20 @@ export class SharedInformerFactory {
     while (this.#running.size > 0) await Promise.all([...this.#running]);
   }
 
-  #get<T extends KubeObject>(gvr: GroupVersionResource, options: ForResourceOptions, expectedType: ExpectedType | undefined): InformerAndLister<T> {
-    if (typeof gvr.version !== 'string' || gvr.version === '' || typeof gvr.resource !== 'string' || gvr.resource === '') {
-      throw new KinformerError(ErrorCodes.INVALID_OPTION, 'forResource needs a version and a resource', { details: { ...gvr } });
+  #get<T extends KubeObject>(
+    gvr: GroupVersionResource,
+    options: ForResourceOptions,
+    expectedType: ExpectedType | undefined,
+  ): InformerAndLister<T> {
+    if (
+      typeof gvr.version !== 'string' ||
+      gvr.version === '' ||
+      typeof gvr.resource !== 'string' ||
+      gvr.resource === ''
+    ) {
+      throw new KinformerError(ErrorCodes.INVALID_OPTION, 'forResource needs a version and a resource', {
+        details: { ...gvr },
+      });
     }
     const key = informerKey(gvr, options, this.#namespace);
     const existing = this.#entries.get(key);
@@ -259,7 +298,11 @@ export class SharedInformerFactory {
     const namespace = options.namespace ?? this.#namespace;
     const selectors = this.#selectors(options);
     const metadataOnly = options.metadataOnly === true;
-    const listerWatcher = this.#listerWatcherFactory(gvr, { namespace, metadataOnly, ...selectors }) as ListerWatcher<T>;
+    const listerWatcher = this.#listerWatcherFactory(gvr, {
+      namespace,
+      metadataOnly,
+      ...selectors,
+    }) as ListerWatcher<T>;
     const o = this.#options;
     const informer = new SharedIndexInformer<T>(listerWatcher, {
       name: key,
@@ -271,9 +314,7 @@ export class SharedInformerFactory {
       ...(o.freeze === undefined ? {} : { freeze: o.freeze }),
       ...(o.logger === undefined ? {} : { logger: o.logger }),
       ...(expectedType === undefined || metadataOnly ? {} : { objectType: expectedType }),
-      ...(o.reflectorOptions === undefined
-        ? {}
-        : { reflectorOptions: o.reflectorOptions(key, gvr) }),
+      ...(o.reflectorOptions === undefined ? {} : { reflectorOptions: o.reflectorOptions(key, gvr) }),
     });
     // The informer's cache is only read through the lister.
     const lister = new Lister<T>(informer.getIndexer(), o.logger === undefined ? {} : { logger: o.logger });
@@ -310,9 +351,14 @@ function and(a: string | undefined, b: string | undefined): string | undefined {
  * The key of an informer in a factory: `gvrString` (`pods.v1`), plus what the call chose itself as
  * a query string: `pods.v1?namespace=kube-system&labelSelector=app%3Dweb&metadataOnly=true`.
  */
-export function informerKey(gvr: GroupVersionResource, options: ForResourceOptions, factoryNamespace: string): string {
+export function informerKey(
+  gvr: GroupVersionResource,
+  options: ForResourceOptions,
+  factoryNamespace: string,
+): string {
   const query = new URLSearchParams();
-  if (options.namespace !== undefined && options.namespace !== factoryNamespace) query.set('namespace', options.namespace);
+  if (options.namespace !== undefined && options.namespace !== factoryNamespace)
+    query.set('namespace', options.namespace);
   if (options.labelSelector) query.set('labelSelector', options.labelSelector);
   if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
   if (options.metadataOnly === true) query.set('metadataOnly', 'true');

@@ -9,7 +9,12 @@ export type Pod = KubeObject & { spec?: { nodeName?: string; note?: string } };
 
 /** A pod `ns/name` at resourceVersion `rv`. */
 export function pod(name: string, rv: string, ns = 'default', extra: Partial<Pod> = {}): Pod {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, resourceVersion: rv, uid: `uid-${name}` }, ...extra };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: ns, resourceVersion: rv, uid: `uid-${name}` },
+    ...extra,
+  };
 }
 
 /** A pod list at resourceVersion `rv`. */
@@ -18,7 +23,11 @@ export function podList(rv: string, ...items: Pod[]): KubeList<Pod> {
 }
 
 /** Waits (real time, bounded) until `condition()` holds, checking on every event-loop turn. */
-export async function waitFor(condition: () => boolean, what = 'a condition', timeoutMs = 5000): Promise<void> {
+export async function waitFor(
+  condition: () => boolean,
+  what = 'a condition',
+  timeoutMs = 5000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

@@ -101,9 +101,18 @@ export type InformerGetter = <T extends KubeObject>(
 /** Builds the typed accessors over `get` (internal to the factory). */
 export function typedInformerGroups(get: InformerGetter): TypedInformerGroups {
   const accessor =
-    <T extends KubeObject>(group: string, version: string, resource: string, kind: string): TypedInformerAccessor<T> =>
+    <T extends KubeObject>(
+      group: string,
+      version: string,
+      resource: string,
+      kind: string,
+    ): TypedInformerAccessor<T> =>
     (options) =>
-      get<T>({ group, version, resource }, { apiVersion: group === '' ? version : `${group}/${version}`, kind }, options);
+      get<T>(
+        { group, version, resource },
+        { apiVersion: group === '' ? version : `${group}/${version}`, kind },
+        options,
+      );
   return {
     core: {
       v1: {
@@ -136,7 +145,14 @@ export function typedInformerGroups(get: InformerGetter): TypedInformerGroups {
       v1: { ingresses: accessor<V1Ingress>('networking.k8s.io', 'v1', 'ingresses', 'Ingress') },
     },
     discovery: {
-      v1: { endpointSlices: accessor<V1EndpointSlice>('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice') },
+      v1: {
+        endpointSlices: accessor<V1EndpointSlice>(
+          'discovery.k8s.io',
+          'v1',
+          'endpointslices',
+          'EndpointSlice',
+        ),
+      },
     },
     coordination: {
       v1: { leases: accessor<V1Lease>('coordination.k8s.io', 'v1', 'leases', 'Lease') },
@@ -144,9 +160,24 @@ export function typedInformerGroups(get: InformerGetter): TypedInformerGroups {
     rbac: {
       v1: {
         roles: accessor<V1Role>('rbac.authorization.k8s.io', 'v1', 'roles', 'Role'),
-        roleBindings: accessor<V1RoleBinding>('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding'),
-        clusterRoles: accessor<V1ClusterRole>('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole'),
-        clusterRoleBindings: accessor<V1ClusterRoleBinding>('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding'),
+        roleBindings: accessor<V1RoleBinding>(
+          'rbac.authorization.k8s.io',
+          'v1',
+          'rolebindings',
+          'RoleBinding',
+        ),
+        clusterRoles: accessor<V1ClusterRole>(
+          'rbac.authorization.k8s.io',
+          'v1',
+          'clusterroles',
+          'ClusterRole',
+        ),
+        clusterRoleBindings: accessor<V1ClusterRoleBinding>(
+          'rbac.authorization.k8s.io',
+          'v1',
+          'clusterrolebindings',
+          'ClusterRoleBinding',
+        ),
       },
     },
   };

@@ -17,7 +17,13 @@ function track<T>(promise: Promise<T>): { settled: () => boolean; promise: Promi
 describe('waitForCacheSync', () => {
   it('resolves true at once when everything has synced (and for no functions at all)', async () => {
     const signal = new AbortController().signal;
-    await expect(waitForCacheSync(signal, () => true, () => true)).resolves.toBe(true);
+    await expect(
+      waitForCacheSync(
+        signal,
+        () => true,
+        () => true,
+      ),
+    ).resolves.toBe(true);
     await expect(waitForCacheSync(signal)).resolves.toBe(true);
   });
 
@@ -54,7 +60,9 @@ describe('waitForCacheSync', () => {
     const reg = informer.addEventHandler({ onAdd: () => gate });
     const waitClock = new FakeClock();
     const ac = new AbortController();
-    const wait = track(waitForCacheSync({ signal: ac.signal, clock: waitClock }, informer.hasSynced, reg.hasSynced));
+    const wait = track(
+      waitForCacheSync({ signal: ac.signal, clock: waitClock }, informer.hasSynced, reg.hasSynced),
+    );
     const done = informer.run(ac.signal);
     await waitFor(() => informer.hasSynced(), 'the informer');
     await settle();
@@ -67,9 +75,17 @@ describe('waitForCacheSync', () => {
   });
 
   it('rejects with ERR_CACHE_SYNC_FAILED (cause: the 403) when the server refuses the list', async () => {
-    const forbidden = KinformerError.fromStatus({ code: 403, reason: 'Forbidden', message: 'pods is forbidden: User "x" cannot list' });
+    const forbidden = KinformerError.fromStatus({
+      code: 403,
+      reason: 'Forbidden',
+      message: 'pods is forbidden: User "x" cannot list',
+    });
     const lw = new FakeListerWatcher<Pod>({ list: () => Promise.reject(forbidden) });
-    const informer = new SharedIndexInformer<Pod>(lw, { clock: new FakeClock(), name: 'pods.v1', reflectorOptions: { backoff: { next: () => 60_000, reset: () => undefined } } });
+    const informer = new SharedIndexInformer<Pod>(lw, {
+      clock: new FakeClock(),
+      name: 'pods.v1',
+      reflectorOptions: { backoff: { next: () => 60_000, reset: () => undefined } },
+    });
     const ac = new AbortController();
     const done = informer.run(ac.signal);
     const err = await waitForCacheSync(ac.signal, informer.hasSynced).catch((e: unknown) => e);
@@ -77,14 +93,19 @@ describe('waitForCacheSync', () => {
     expect(err).toMatchObject({ code: ErrorCodes.CACHE_SYNC_FAILED, httpStatus: 403, cause: forbidden });
     expect((err as Error).message).toContain('pods.v1 cannot sync');
     // A registration's hasSynced fails the same way.
-    await expect(waitForCacheSync(ac.signal, informer.addEventHandler({}).hasSynced)).rejects.toMatchObject({ code: ErrorCodes.CACHE_SYNC_FAILED });
+    await expect(waitForCacheSync(ac.signal, informer.addEventHandler({}).hasSynced)).rejects.toMatchObject({
+      code: ErrorCodes.CACHE_SYNC_FAILED,
+    });
     ac.abort();
     await done;
   });
 
   it('resolves false when an informer stops before it synced, and when a registration is removed', async () => {
     const lw = new FakeListerWatcher<Pod>(); // the list hangs
-    const informer = new SharedIndexInformer<Pod>(lw, { clock: new FakeClock(), reflectorOptions: { backoff: noBackoff } });
+    const informer = new SharedIndexInformer<Pod>(lw, {
+      clock: new FakeClock(),
+      reflectorOptions: { backoff: noBackoff },
+    });
     const reg = informer.addEventHandler({});
     const keep = new AbortController();
     const byRemoval = waitForCacheSync(keep.signal, reg.hasSynced);

@@ -47,7 +47,10 @@ export async function waitForCacheSync(
  * The engine of {@link waitForCacheSync} (shared with the factory): resolves with how the wait ended,
  * rejects with `ERR_CACHE_SYNC_FAILED` (see there).
  */
-export function awaitSync(hasSynced: readonly InformerSynced[], options: WaitForCacheSyncOptions): Promise<SyncWaitOutcome> {
+export function awaitSync(
+  hasSynced: readonly InformerSynced[],
+  options: WaitForCacheSyncOptions,
+): Promise<SyncWaitOutcome> {
   const { signal } = options;
   const clock = options.clock ?? realClock;
   const pollIntervalMs = options.pollIntervalMs ?? 100;
@@ -74,7 +77,10 @@ export function awaitSync(hasSynced: readonly InformerSynced[], options: WaitFor
       try {
         evaluate();
       } catch (err) {
-        if (!settled) finish(() => reject(err instanceof Error ? err : new Error(`hasSynced threw ${String(err)}`, { cause: err })));
+        if (!settled)
+          finish(() =>
+            reject(err instanceof Error ? err : new Error(`hasSynced threw ${String(err)}`, { cause: err })),
+          );
       }
     }
 
@@ -114,10 +120,14 @@ export function awaitSync(hasSynced: readonly InformerSynced[], options: WaitFor
 
 /** The `ERR_CACHE_SYNC_FAILED` error for an informer that cannot sync because of `cause`. */
 export function cacheSyncFailed(name: string, cause: KinformerError): KinformerError {
-  return new KinformerError(ErrorCodes.CACHE_SYNC_FAILED, `${name} cannot sync: ${cause.message} (${cause.code})`, {
-    cause,
-    ...(cause.status === undefined ? {} : { status: cause.status }),
-    ...(cause.httpStatus === undefined ? {} : { httpStatus: cause.httpStatus }),
-    details: { informer: name, causeCode: cause.code },
-  });
+  return new KinformerError(
+    ErrorCodes.CACHE_SYNC_FAILED,
+    `${name} cannot sync: ${cause.message} (${cause.code})`,
+    {
+      cause,
+      ...(cause.status === undefined ? {} : { status: cause.status }),
+      ...(cause.httpStatus === undefined ? {} : { httpStatus: cause.httpStatus }),
+      details: { informer: name, causeCode: cause.code },
+    },
+  );
 }

@@ -1,5 +1,12 @@
 import { createListWatch, type ListWatchOptions } from '@kinformer/client-node';
-import { ErrorCodes, isKinformerError, KinformerError, realClock, type ErrorCode, type Status } from '@kinformer/core';
+import {
+  ErrorCodes,
+  isKinformerError,
+  KinformerError,
+  realClock,
+  type ErrorCode,
+  type Status,
+} from '@kinformer/core';
 import type { ExpectedType, ListerWatcher, WatchEvent } from '@kinformer/reflector';
 import { FakeApiServer, type WatchInjection } from '@kinformer/testing';
 import { eventLine, TamperingProxy, type CannedResponse } from './tamperingProxy.test.helpers.js';
@@ -75,7 +82,9 @@ async function setup(
 
 /** Waits for the reflector's watch to be open through the proxy; returns the list's resourceVersion. */
 async function watching(s: Setup): Promise<string> {
-  await waitFor(() => s.proxy.openWatchCount() === 1 && s.h.reflector.isWatching(), { describe: () => requestLog(s.server) });
+  await waitFor(() => s.proxy.openWatchCount() === 1 && s.h.reflector.isWatching(), {
+    describe: () => requestLog(s.server),
+  });
   return s.h.reflector.lastSyncResourceVersion();
 }
 
@@ -90,7 +99,10 @@ async function watchDirectly(
   inject: () => void,
 ): Promise<{ events: Array<WatchEvent<Pod>>; error: unknown }> {
   const signal = AbortSignal.timeout(3000);
-  const stream = await lw.watch({ resourceVersion: server.resourceVersion, allowWatchBookmarks: true }, { signal });
+  const stream = await lw.watch(
+    { resourceVersion: server.resourceVersion, allowWatchBookmarks: true },
+    { signal },
+  );
   const iterator = stream[Symbol.asyncIterator]();
   await waitFor(isOpen);
   createPods(server, 'before');
@@ -146,20 +158,46 @@ const proxyLine = (line: string) => (s: { proxy: TamperingProxy }) => {
 };
 
 const BAD_LINES: BadLine[] = [
-  { what: 'a line that is not JSON', code: ErrorCodes.MALFORMED_WATCH_EVENT, inject: serverInjection('malformed-line') },
-  { what: 'an event whose object is null', code: ErrorCodes.MALFORMED_WATCH_EVENT, inject: serverInjection('null-object') },
+  {
+    what: 'a line that is not JSON',
+    code: ErrorCodes.MALFORMED_WATCH_EVENT,
+    inject: serverInjection('malformed-line'),
+  },
+  {
+    what: 'an event whose object is null',
+    code: ErrorCodes.MALFORMED_WATCH_EVENT,
+    inject: serverInjection('null-object'),
+  },
   {
     what: 'an event whose object has no metadata',
     code: ErrorCodes.MALFORMED_WATCH_EVENT,
     inject: proxyLine(eventLine('ADDED', { kind: 'Pod', apiVersion: 'v1', spec: {} })),
   },
-  { what: 'an event of an unknown type', code: ErrorCodes.UNKNOWN_EVENT_TYPE, inject: serverInjection('unknown-event-type') },
+  {
+    what: 'an event of an unknown type',
+    code: ErrorCodes.UNKNOWN_EVENT_TYPE,
+    inject: serverInjection('unknown-event-type'),
+  },
   {
     what: 'a line longer than maxLineBytes (4 KiB)',
     code: ErrorCodes.WATCH_LINE_TOO_LARGE,
-    inject: proxyLine(eventLine('ADDED', { ...pod('huge'), metadata: { name: 'huge', namespace: 'default', resourceVersion: '1', annotations: { blob: 'x'.repeat(8192) } } })),
+    inject: proxyLine(
+      eventLine('ADDED', {
+        ...pod('huge'),
+        metadata: {
+          name: 'huge',
+          namespace: 'default',
+          resourceVersion: '1',
+          annotations: { blob: 'x'.repeat(8192) },
+        },
+      }),
+    ),
   },
-  { what: 'a JSON line that is not an object', code: ErrorCodes.MALFORMED_WATCH_EVENT, inject: proxyLine('[1,2,3]') },
+  {
+    what: 'a JSON line that is not an object',
+    code: ErrorCodes.MALFORMED_WATCH_EVENT,
+    inject: proxyLine('[1,2,3]'),
+  },
 ];
 
 describe.each(BAD_LINES)('a watch stream sends $what', ({ code, inject }) => {
@@ -167,7 +205,12 @@ describe.each(BAD_LINES)('a watch stream sends $what', ({ code, inject }) => {
     const server = track(await FakeApiServer.start(), (s) => s.close());
     const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
     const lw = createListWatch<Pod>(proxy.kubeConfig(), PODS, { maxLineBytes: 4096 });
-    const { events, error } = await watchDirectly(lw, server, () => proxy.openWatchCount() === 1, () => inject({ server, proxy }));
+    const { events, error } = await watchDirectly(
+      lw,
+      server,
+      () => proxy.openWatchCount() === 1,
+      () => inject({ server, proxy }),
+    );
 
     expectKinformerError(error, code);
     expect(error.details).toMatchObject({ resource: 'pods.v1', verb: 'watch', line: 2 });
@@ -183,13 +226,28 @@ describe.each(BAD_LINES)('a watch stream sends $what', ({ code, inject }) => {
     createPods(s.server, 'd', 'e'); // sent after the bad line, on the same stream
     await waitForCacheToMatch(s.h, s.server);
 
-    expect(requestLog(s.server)).toEqual(['list rv=0 limit=500 → 200', `watch rv=${listRV} → 200`, `watch rv=${lastGood} → 200`]);
+    expect(requestLog(s.server)).toEqual([
+      'list rv=0 limit=500 → 200',
+      `watch rv=${listRV} → 200`,
+      `watch rv=${lastGood} → 200`,
+    ]);
     expect(s.h.reflector.stats()).toMatchObject({ malformed: 1, relists: 0 });
     expect(s.h.handlerErrors).toEqual([]);
     const [warning] = linesWithCode(s.logs, code, LEVEL.warn);
-    expect(warning).toMatchObject({ component: 'reflector', code, resourceVersion: lastGood, err: { type: 'KinformerError', code } });
+    expect(warning).toMatchObject({
+      component: 'reflector',
+      code,
+      resourceVersion: lastGood,
+      err: { type: 'KinformerError', code },
+    });
     expect(warning!.err!.details).toMatchObject({ resource: 'pods.v1', verb: 'watch' });
-    expect(cacheVersions(s.h.indexer).map(([k]) => k)).toEqual(['default/a', 'default/b', 'default/c', 'default/d', 'default/e']);
+    expect(cacheVersions(s.h.indexer).map(([k]) => k)).toEqual([
+      'default/a',
+      'default/b',
+      'default/c',
+      'default/d',
+      'default/e',
+    ]);
   });
 });
 
@@ -203,12 +261,26 @@ describe('a watch stream is cut inside a line', () => {
     createPods(s.server, 'd');
     await waitForCacheToMatch(s.h, s.server);
 
-    expect(requestLog(s.server)).toEqual(['list rv=0 limit=500 → 200', `watch rv=${listRV} → 200`, `watch rv=${lastGood} → 200`]);
+    expect(requestLog(s.server)).toEqual([
+      'list rv=0 limit=500 → 200',
+      `watch rv=${listRV} → 200`,
+      `watch rv=${lastGood} → 200`,
+    ]);
     expect(s.h.backoff).toMatchObject({ steps: 0 });
     const [line] = linesWithCode(s.logs, ErrorCodes.CONNECTION);
-    expect(line).toMatchObject({ component: 'client-node', resource: 'pods.v1', namespace: 'default', msg: 'watch failed' });
+    expect(line).toMatchObject({
+      component: 'client-node',
+      resource: 'pods.v1',
+      namespace: 'default',
+      msg: 'watch failed',
+    });
 
-    const direct = await watchDirectly(s.lw, s.server, () => s.server.openWatchCount() === 2, () => s.server.faults.injectIntoWatches('truncated-line'));
+    const direct = await watchDirectly(
+      s.lw,
+      s.server,
+      () => s.server.openWatchCount() === 2,
+      () => s.server.faults.injectIntoWatches('truncated-line'),
+    );
     expectKinformerError(direct.error, ErrorCodes.CONNECTION);
   });
 });
@@ -219,14 +291,25 @@ describe('events the reflector cannot store or must not store', () => {
     await watching(s);
     const lastGood = createPods(s.server, 'c');
     await waitFor(() => s.h.reflector.lastSyncResourceVersion() === lastGood);
-    s.proxy.injectIntoOpenWatches([eventLine('ADDED', { kind: 'Pod', apiVersion: 'v1', metadata: { namespace: 'default', resourceVersion: '999' } })]);
+    s.proxy.injectIntoOpenWatches([
+      eventLine('ADDED', {
+        kind: 'Pod',
+        apiVersion: 'v1',
+        metadata: { namespace: 'default', resourceVersion: '999' },
+      }),
+    ]);
     createPods(s.server, 'd');
     await waitForCacheToMatch(s.h, s.server);
 
     expect(requestLog(s.server)).toHaveLength(2); // one list, one watch: the stream was never restarted
     expect(s.h.reflector.stats()).toMatchObject({ malformed: 0, relists: 0 });
     const [line] = linesWithCode(s.logs, ErrorCodes.KEY_FUNC, LEVEL.error);
-    expect(line).toMatchObject({ component: 'reflector', type: 'ADDED', resourceVersion: '999', msg: 'the store rejected a watch event; continuing' });
+    expect(line).toMatchObject({
+      component: 'reflector',
+      type: 'ADDED',
+      resourceVersion: '999',
+      msg: 'the store rejected a watch event; continuing',
+    });
     expect(s.h.reflector.lastSyncResourceVersion()).not.toBe('999'); // a rejected event does not move the RV
   });
 
@@ -236,7 +319,12 @@ describe('events the reflector cannot store or must not store', () => {
     const before = createPods(s.server, 'c');
     await waitFor(() => s.h.reflector.lastSyncResourceVersion() === before);
     s.proxy.injectIntoOpenWatches([
-      eventLine('ADDED', { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c', namespace: 'default', resourceVersion: '998' }, data: {} }),
+      eventLine('ADDED', {
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        metadata: { name: 'c', namespace: 'default', resourceVersion: '998' },
+        data: {},
+      }),
     ]);
     createPods(s.server, 'd');
     await waitForCacheToMatch(s.h, s.server);
@@ -244,7 +332,12 @@ describe('events the reflector cannot store or must not store', () => {
     expect(requestLog(s.server)).toHaveLength(2);
     expect(s.h.reflector.stats()).toMatchObject({ skipped: 1, malformed: 0 });
     const [line] = linesWithCode(s.logs, ErrorCodes.UNEXPECTED_TYPE, LEVEL.error);
-    expect(line).toMatchObject({ component: 'reflector', expected: 'v1, Kind=Pod', apiVersion: 'v1', kind: 'ConfigMap' });
+    expect(line).toMatchObject({
+      component: 'reflector',
+      expected: 'v1, Kind=Pod',
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+    });
     expect(s.h.indexer.getByKey('default/c')?.kind).not.toBe('ConfigMap');
   });
 });
@@ -254,14 +347,20 @@ describe('resourceVersions that are not numbers or go back in time', () => {
     const s = await setup();
     await watching(s);
     const a = s.server.get<Pod>('pods', 'a');
-    s.proxy.injectIntoOpenWatches([eventLine('MODIFIED', { ...a, metadata: { ...a.metadata, resourceVersion: 'not-a-number' } })]);
+    s.proxy.injectIntoOpenWatches([
+      eventLine('MODIFIED', { ...a, metadata: { ...a.metadata, resourceVersion: 'not-a-number' } }),
+    ]);
     await waitFor(() => s.h.reflector.lastSyncResourceVersion() === 'not-a-number');
     s.server.patch('pods', 'a', { metadata: { labels: { touched: 'yes' } } });
     await waitForCacheToMatch(s.h, s.server);
 
     expect(s.h.reflector.stats()).toMatchObject({ resourceVersionAnomalies: 1, relists: 0 });
     const line = s.logs.lines().find((l) => l.msg === 'non-numeric resourceVersion; treating it as opaque');
-    expect(line).toMatchObject({ level: LEVEL.debug, component: 'reflector', resourceVersion: 'not-a-number' });
+    expect(line).toMatchObject({
+      level: LEVEL.debug,
+      component: 'reflector',
+      resourceVersion: 'not-a-number',
+    });
     expect(requestLog(s.server)).toHaveLength(2);
   });
 
@@ -276,7 +375,10 @@ describe('resourceVersions that are not numbers or go back in time', () => {
     const s = await setup({ realTime: true });
     await watching(s);
     const a = s.server.get<Pod>('pods', 'a');
-    s.proxy.injectIntoOpenWatches([eventLine('MODIFIED', { ...a, metadata: { ...a.metadata, resourceVersion: 'not-a-number' } })], 'end');
+    s.proxy.injectIntoOpenWatches(
+      [eventLine('MODIFIED', { ...a, metadata: { ...a.metadata, resourceVersion: 'not-a-number' } })],
+      'end',
+    );
     createPods(s.server, 'c');
     await waitForCacheToMatch(s.h, s.server, 'pods', { timeoutMs: 1500 });
     expect(requestLog(s.server).some((r) => r.startsWith('list rv= ') && r.endsWith('→ 200'))).toBe(true);
@@ -296,7 +398,12 @@ describe('resourceVersions that are not numbers or go back in time', () => {
     const oldRV = old.metadata.resourceVersion!;
     expect(s.h.reflector.stats()).toMatchObject({ resourceVersionAnomalies: 1, relists: 0 });
     const line = s.logs.lines().find((l) => l.msg === 'resourceVersion went backwards');
-    expect(line).toMatchObject({ level: LEVEL.warn, component: 'reflector', resourceVersion: oldRV, previous: newer.metadata.resourceVersion });
+    expect(line).toMatchObject({
+      level: LEVEL.warn,
+      component: 'reflector',
+      resourceVersion: oldRV,
+      previous: newer.metadata.resourceVersion,
+    });
     expect(requestLog(s.server).at(-1)).toBe(`watch rv=${oldRV} → 200`); // the server replays from there
     expect(s.h.indexer.getByKey('default/a')?.metadata.labels).toEqual({ v: '2' });
     // The cache did hold the stale version for a moment: it is logged, not silent, and then repaired.
@@ -363,7 +470,14 @@ const BAD_LIST_ANSWERS: BadListAnswer[] = [
   {
     what: 'a Status with an unknown code and reason',
     code: ErrorCodes.API_STATUS,
-    rule: { kind: 'respond', response: { status: 418, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(UNKNOWN_STATUS) } },
+    rule: {
+      kind: 'respond',
+      response: {
+        status: 418,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(UNKNOWN_STATUS),
+      },
+    },
     check: (err) => {
       expect(err.httpStatus).toBe(418);
       expect(err.status).toMatchObject({ reason: 'Teapot', message: 'the teapot refuses to list pods' });
@@ -381,7 +495,11 @@ describe.each(BAD_LIST_ANSWERS)('the LIST is answered with $what', ({ code, rule
     expect(s.h.handlerErrorCodes()).toEqual([code]);
     check(s.h.handlerErrors[0] as KinformerError);
     const [line] = linesWithCode(s.logs, code, LEVEL.error);
-    expect(line).toMatchObject({ component: 'reflector', msg: 'failed to list and watch; retrying after backoff', err: { code } });
+    expect(line).toMatchObject({
+      component: 'reflector',
+      msg: 'failed to list and watch; retrying after backoff',
+      err: { code },
+    });
     expect(s.h.backoff).toMatchObject({ steps: 1 });
     expect(s.proxy.requests.filter((r) => r.verb === 'list')).toHaveLength(2);
   });
@@ -407,12 +525,22 @@ describe('the WATCH is answered with an HTML error page', () => {
 });
 
 describe('an in-stream ERROR with a Status of unknown code and reason', () => {
-  const weird: Status = { ...UNKNOWN_STATUS, message: 'something new went wrong', reason: 'SomethingNew', code: 599 };
+  const weird: Status = {
+    ...UNKNOWN_STATUS,
+    message: 'something new went wrong',
+    reason: 'SomethingNew',
+    code: 599,
+  };
 
   test('the ListerWatcher throws ERR_API_STATUS carrying the Status', async () => {
     const server = track(await FakeApiServer.start(), (s) => s.close());
     const lw = createListWatch<Pod>(server.kubeConfig(), PODS);
-    const { events, error } = await watchDirectly(lw, server, () => server.openWatchCount() === 1, () => server.faults.injectIntoWatches({ error: weird }));
+    const { events, error } = await watchDirectly(
+      lw,
+      server,
+      () => server.openWatchCount() === 1,
+      () => server.faults.injectIntoWatches({ error: weird }),
+    );
     expectKinformerError(error, ErrorCodes.API_STATUS);
     expect(error.status).toEqual(weird);
     expect(error.message).toBe('something new went wrong');
@@ -429,7 +557,11 @@ describe('an in-stream ERROR with a Status of unknown code and reason', () => {
     await waitForCacheToMatch(s.h, s.server);
 
     const [line] = linesWithCode(s.logs, ErrorCodes.API_STATUS, LEVEL.warn);
-    expect(line).toMatchObject({ component: 'reflector', msg: 'watch ended with an error; relisting', resourceVersion: lastGood });
+    expect(line).toMatchObject({
+      component: 'reflector',
+      msg: 'watch ended with an error; relisting',
+      resourceVersion: lastGood,
+    });
     expect(requestLog(s.server)).toContain(`list rv=${lastGood} → 200`);
     expect(s.h.handlerErrors).toEqual([]);
   });

@@ -20,7 +20,10 @@ async function startServer(): Promise<FakeApiServer> {
 }
 
 /** A factory whose informers run until the test ends (shut down in afterEach). */
-function newFactory(server: FakeApiServer, options: ConstructorParameters<typeof SharedInformerFactory>[1] = {}): {
+function newFactory(
+  server: FakeApiServer,
+  options: ConstructorParameters<typeof SharedInformerFactory>[1] = {},
+): {
   factory: SharedInformerFactory;
   signal: AbortSignal;
 } {
@@ -37,7 +40,13 @@ function newFactory(server: FakeApiServer, options: ConstructorParameters<typeof
 function seedPods(server: FakeApiServer): void {
   for (let i = 0; i < NAMESPACES; i++) {
     for (let j = 0; j < PODS_PER_NAMESPACE; j++) {
-      server.create('pods', pod(`ns-${i}/pod-${j}`, { labels: { app: j % 2 === 0 ? 'web' : 'db' }, nodeName: `node-${(i * PODS_PER_NAMESPACE + j) % NODES}` }));
+      server.create(
+        'pods',
+        pod(`ns-${i}/pod-${j}`, {
+          labels: { app: j % 2 === 0 ? 'web' : 'db' },
+          nodeName: `node-${(i * PODS_PER_NAMESPACE + j) % NODES}`,
+        }),
+      );
     }
   }
 }
@@ -50,8 +59,12 @@ function recorder<T extends KubeObject>(): { handler: ResourceEventHandler<T>; s
     seen,
     handler: {
       onAdd: (obj, initial) => void seen.push(`add ${key(obj)}${initial ? ' initial' : ''}`),
-      onUpdate: (oldObj, newObj) => void seen.push(`update ${key(newObj)} ${oldObj.metadata?.resourceVersion}→${newObj.metadata?.resourceVersion}`),
-      onDelete: (obj) => void seen.push(`delete ${isDeletedFinalStateUnknown(obj) ? `${obj.key} (tombstone)` : key(obj)}`),
+      onUpdate: (oldObj, newObj) =>
+        void seen.push(
+          `update ${key(newObj)} ${oldObj.metadata?.resourceVersion}→${newObj.metadata?.resourceVersion}`,
+        ),
+      onDelete: (obj) =>
+        void seen.push(`delete ${isDeletedFinalStateUnknown(obj) ? `${obj.key} (tombstone)` : key(obj)}`),
     },
   };
 }
@@ -97,8 +110,18 @@ describe('SharedInformerFactory over HTTP with a few thousand pods', () => {
       `update ns-0/new-pod ${created.metadata?.resourceVersion}→${bound.metadata?.resourceVersion}`,
       'delete ns-1/pod-1',
     ]);
-    expect(lister.namespace('ns-0').list('app=cache').map((p) => p.metadata?.name)).toEqual(['pod-0']);
-    expect(informer.getIndexer().byIndex('byNode', 'node-99').map((p) => p.metadata?.name)).toEqual(['new-pod']);
+    expect(
+      lister
+        .namespace('ns-0')
+        .list('app=cache')
+        .map((p) => p.metadata?.name),
+    ).toEqual(['pod-0']);
+    expect(
+      informer
+        .getIndexer()
+        .byIndex('byNode', 'node-99')
+        .map((p) => p.metadata?.name),
+    ).toEqual(['new-pod']);
     expect(lister.namespace('ns-1').get('pod-1')).toBeUndefined();
     expect(lister.list()).toHaveLength(total);
 
@@ -131,7 +154,10 @@ describe('handlers', () => {
       },
       { name: 'broken' },
     );
-    informer.addEventHandler({ onUpdate: (o, n) => void updates.push([o.metadata?.labels?.v, n.metadata?.labels?.v]) }, { name: 'healthy' });
+    informer.addEventHandler(
+      { onUpdate: (o, n) => void updates.push([o.metadata?.labels?.v, n.metadata?.labels?.v]) },
+      { name: 'healthy' },
+    );
     const healthy = recorder<V1Pod>();
     informer.addEventHandler(healthy.handler);
     factory.start(signal);
@@ -141,14 +167,20 @@ describe('handlers', () => {
     await waitFor(() => healthy.seen.length === 3 && updates.length === 1);
 
     expect(updates).toEqual([['1', '2']]);
-    expect(healthy.seen).toEqual(['add default/a initial', expect.stringMatching(/^update default\/a \d+→\d+$/), 'add default/b']);
+    expect(healthy.seen).toEqual([
+      'add default/a initial',
+      expect.stringMatching(/^update default\/a \d+→\d+$/),
+      'add default/b',
+    ]);
     await waitFor(() => informer.stats().handlerErrors === 3);
     expect(informer.stats().handlers.map((h) => [h.name, h.errors])).toEqual([
       ['broken', 3],
       ['healthy', 0],
       ['handler-3', 0],
     ]);
-    expect(logs.lines().filter((l) => l.level >= 50 && l.err?.message?.includes('handler bug')).length).toBeGreaterThanOrEqual(3);
+    expect(
+      logs.lines().filter((l) => l.level >= 50 && l.err?.message?.includes('handler bug')).length,
+    ).toBeGreaterThanOrEqual(3);
     expect(informer.isStopped()).toBe(false);
   });
 });
@@ -156,9 +188,21 @@ describe('handlers', () => {
 describe('forResource, metadata-only and scoped factories', () => {
   test('forResource serves a CRD registered on the server', async () => {
     const server = await startServer();
-    server.registerResource({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true, customResource: true });
+    server.registerResource({
+      group: 'example.com',
+      version: 'v1',
+      resource: 'widgets',
+      kind: 'Widget',
+      namespaced: true,
+      customResource: true,
+    });
     const widgets = { group: 'example.com', version: 'v1', resource: 'widgets' };
-    server.create(widgets, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' }, spec: { color: 'red' } });
+    server.create(widgets, {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w1', namespace: 'default' },
+      spec: { color: 'red' },
+    });
     const { factory, signal } = newFactory(server);
     const { informer, lister } = factory.forResource<KubeObject & { spec?: { color?: string } }>(widgets);
     const seen = recorder<KubeObject>();
@@ -168,10 +212,9 @@ describe('forResource, metadata-only and scoped factories', () => {
     expect(lister.namespace('default').get('w1')?.spec?.color).toBe('red');
     server.patch(widgets, 'w1', { spec: { color: 'blue' } });
     await waitFor(() => lister.namespace('default').get('w1')?.spec?.color === 'blue');
-    expect(server.requests.filter((r) => r.resource === 'widgets').map((r) => `${r.verb} ${r.path}`)).toEqual([
-      'list /apis/example.com/v1/widgets',
-      'watch /apis/example.com/v1/widgets',
-    ]);
+    expect(server.requests.filter((r) => r.resource === 'widgets').map((r) => `${r.verb} ${r.path}`)).toEqual(
+      ['list /apis/example.com/v1/widgets', 'watch /apis/example.com/v1/widgets'],
+    );
     expect(seen.seen).toEqual(['add default/w1 initial', expect.stringMatching(/^update default\/w1/)]);
   });
 
@@ -208,7 +251,12 @@ describe('forResource, metadata-only and scoped factories', () => {
     server.create('pods', pod('team-b/four'));
     await waitFor(() => lister.list().length === 2);
 
-    expect(lister.list().map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`).sort()).toEqual(['team-a/one', 'team-a/three']);
+    expect(
+      lister
+        .list()
+        .map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`)
+        .sort(),
+    ).toEqual(['team-a/one', 'team-a/three']);
     expect(new Set(server.requests.map((r) => r.path))).toEqual(new Set(['/api/v1/namespaces/team-a/pods']));
   });
 
@@ -233,7 +281,7 @@ describe('forResource, metadata-only and scoped factories', () => {
 });
 
 describe('waitForCacheSync surfaces failures instead of hanging', () => {
-  test('403 on the list: it rejects with ERR_CACHE_SYNC_FAILED whose cause is the server\'s ERR_FORBIDDEN', async () => {
+  test("403 on the list: it rejects with ERR_CACHE_SYNC_FAILED whose cause is the server's ERR_FORBIDDEN", async () => {
     const server = await startServer();
     server.faults.failNext({ status: 403, verbs: ['list'], count: 100 });
     const { factory, signal } = newFactory(server);
@@ -244,8 +292,13 @@ describe('waitForCacheSync surfaces failures instead of hanging', () => {
     expect(isKinformerError(err, ErrorCodes.CACHE_SYNC_FAILED)).toBe(true);
     const cause = (err as Error).cause;
     expect(isKinformerError(cause, ErrorCodes.FORBIDDEN)).toBe(true);
-    expect((cause as Error).message).toBe('pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" at the cluster scope');
-    expect(err).toMatchObject({ httpStatus: 403, details: { informer: 'pods.v1', causeCode: ErrorCodes.FORBIDDEN } });
+    expect((cause as Error).message).toBe(
+      'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" at the cluster scope',
+    );
+    expect(err).toMatchObject({
+      httpStatus: 403,
+      details: { informer: 'pods.v1', causeCode: ErrorCodes.FORBIDDEN },
+    });
   });
 
   test('an unknown resource: it rejects with ERR_CACHE_SYNC_FAILED whose cause is ERR_NOT_FOUND', async () => {
@@ -278,7 +331,8 @@ describe('shutdown', () => {
   test('leaves no watch open on the server and no socket open in the process', async () => {
     const server = await startServer();
     server.create('pods', pod('a'));
-    const sockets = (): number => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+    const sockets = (): number =>
+      process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
     await waitFor(() => sockets() === 0); // what earlier tests closed is gone
     const baseline = 0;
     const factory = new SharedInformerFactory(server.kubeConfig());
@@ -292,7 +346,9 @@ describe('shutdown', () => {
     expect(sockets()).toBeGreaterThan(baseline);
 
     await factory.shutdown();
-    await waitFor(() => server.openWatchCount() === 0 && sockets() === baseline, { describe: () => ({ watches: server.openWatchCount(), sockets: sockets(), baseline }) });
+    await waitFor(() => server.openWatchCount() === 0 && sockets() === baseline, {
+      describe: () => ({ watches: server.openWatchCount(), sockets: sockets(), baseline }),
+    });
     expect(factory.core.v1.pods().informer.isStopped()).toBe(true);
   });
 });

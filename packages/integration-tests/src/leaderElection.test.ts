@@ -1,7 +1,12 @@
 import { createLogger, ErrorCodes, FakeClock, flush, isKinformerError } from '@kinformer/core';
 import type { Logger } from '@kinformer/core';
 import { LeaderElector, LeaseLock, runLeaderElection } from '@kinformer/leader-election';
-import type { LeaderElectionRecord, LeaderElectorOptions, LockOperationOptions, ResourceLock } from '@kinformer/leader-election';
+import type {
+  LeaderElectionRecord,
+  LeaderElectorOptions,
+  LockOperationOptions,
+  ResourceLock,
+} from '@kinformer/leader-election';
 import { FakeApiServer } from '@kinformer/testing';
 import type { V1Lease } from '@kubernetes/client-node';
 
@@ -29,7 +34,10 @@ interface LogLine {
 
 function captureLogger(): { logger: Logger; lines: LogLine[] } {
   const lines: LogLine[] = [];
-  const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) } });
+  const logger = createLogger({
+    level: 'debug',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
+  });
   return { logger, lines };
 }
 
@@ -96,7 +104,10 @@ class TrackedLock implements ResourceLock {
   }
 
   update(record: LeaderElectionRecord, options?: LockOperationOptions): Promise<void> {
-    return this.#track(() => this.inner.update(record, options), () => undefined);
+    return this.#track(
+      () => this.inner.update(record, options),
+      () => undefined,
+    );
   }
 
   async #track<T>(op: () => Promise<T>, done: () => void): Promise<T> {
@@ -120,8 +131,15 @@ class Candidate {
   leaderSignal: AbortSignal | undefined;
   done: Promise<void> | undefined;
 
-  constructor(s: FakeApiServer, readonly clock: FakeClock, identity: string, options: Partial<LeaderElectorOptions> = {}) {
-    this.lock = new TrackedLock(new LeaseLock(s.kubeConfig(), { namespace: 'default', name: 'le', identity }));
+  constructor(
+    s: FakeApiServer,
+    readonly clock: FakeClock,
+    identity: string,
+    options: Partial<LeaderElectorOptions> = {},
+  ) {
+    this.lock = new TrackedLock(
+      new LeaseLock(s.kubeConfig(), { namespace: 'default', name: 'le', identity }),
+    );
     this.elector = new LeaderElector({
       lock: this.lock,
       clock,
@@ -211,7 +229,10 @@ describe('LeaseLock against FakeApiServer', () => {
       acquireTime: '2026-01-01T00:00:00.123000Z',
       renewTime: '2026-01-01T00:00:00.000000Z',
     });
-    await expect(b.create(record('b', 0))).rejects.toMatchObject({ code: ErrorCodes.CONFLICT, httpStatus: 409 });
+    await expect(b.create(record('b', 0))).rejects.toMatchObject({
+      code: ErrorCodes.CONFLICT,
+      httpStatus: 409,
+    });
 
     expect(await b.get()).toEqual(record('a', 0));
     await a.update(record('a', 2_000)); // a's resourceVersion is the one from its create
@@ -222,7 +243,11 @@ describe('LeaseLock against FakeApiServer', () => {
 
     expect(await b.get()).toEqual(record('a', 2_000));
     await b.update(record('b', 4_000, 1));
-    expect(storedLease(server).spec).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1, renewTime: '2026-01-01T00:00:04.000000Z' });
+    expect(storedLease(server).spec).toMatchObject({
+      holderIdentity: 'b',
+      leaseTransitions: 1,
+      renewTime: '2026-01-01T00:00:04.000000Z',
+    });
     const puts = server.requests.filter((r) => r.method === 'PUT').map((r) => r.status);
     expect(puts).toEqual([200, 409, 200]);
   });
@@ -265,7 +290,11 @@ describe('LeaderElector over HTTP', () => {
     await drive.advance(10 * SECOND);
     expect(b.leading).toBe(false);
     expect(b.elector.getLeader()).toBe('a');
-    expect(storedLease(server).spec).toMatchObject({ holderIdentity: 'a', renewTime: '2026-01-01T00:00:10.000000Z', acquireTime: '2026-01-01T00:00:00.000000Z' });
+    expect(storedLease(server).spec).toMatchObject({
+      holderIdentity: 'a',
+      renewTime: '2026-01-01T00:00:10.000000Z',
+      acquireTime: '2026-01-01T00:00:00.000000Z',
+    });
 
     const stoppedAt = clock.now();
     await drive.stop(a);
@@ -292,12 +321,20 @@ describe('LeaderElector over HTTP', () => {
     b.start();
     await drive.advance(5 * SECOND);
     await drive.stop(a);
-    expect(storedLease(server).spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 0 });
+    expect(storedLease(server).spec).toMatchObject({
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      leaseTransitions: 0,
+    });
     const stoppedAt = clock.now();
     await drive.advance(2 * SECOND);
     expect(b.leading).toBe(true);
     expect(b.startedAt[0]! - stoppedAt).toBeLessThanOrEqual(2 * SECOND);
-    expect(storedLease(server).spec).toMatchObject({ holderIdentity: 'b', leaseDurationSeconds: 15, leaseTransitions: 1 });
+    expect(storedLease(server).spec).toMatchObject({
+      holderIdentity: 'b',
+      leaseDurationSeconds: 15,
+      leaseTransitions: 1,
+    });
   });
 
   test('two candidates racing for an absent Lease: one creates it, the other gets 409 — a lost race, not an error', async () => {
@@ -376,7 +413,13 @@ describe('runLeaderElection', () => {
     expect(() =>
       runLeaderElection(
         server!.kubeConfig(),
-        { namespace: 'default', name: 'le', identity: '', onStartedLeading: () => undefined, onStoppedLeading: () => undefined },
+        {
+          namespace: 'default',
+          name: 'le',
+          identity: '',
+          onStartedLeading: () => undefined,
+          onStoppedLeading: () => undefined,
+        },
         new AbortController().signal,
       ),
     ).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));

@@ -52,7 +52,11 @@ function tooOldStatus(rv: string, oldest: string): Status {
 }
 
 /** Creates `names` on the server and waits until the reflector has seen the last one. */
-async function createAndSee(server: FakeApiServer, h: ReflectorHarness<Pod>, ...names: string[]): Promise<string> {
+async function createAndSee(
+  server: FakeApiServer,
+  h: ReflectorHarness<Pod>,
+  ...names: string[]
+): Promise<string> {
   let rv = '';
   for (const name of names) rv = server.create('pods', pod(name)).metadata.resourceVersion!;
   await waitFor(() => h.reflector.lastSyncResourceVersion() === rv, { describe: () => requestLog(server) });
@@ -89,9 +93,21 @@ describe.each(['DeltaFIFO', 'RealFIFO'] as const)('list and watch over HTTP (%s)
       'Added default/p4',
       'Added default/p5',
     ]);
-    expect(h.applied.map((d) => Number(d.resourceVersion))).toEqual([...h.applied.map((d) => Number(d.resourceVersion))].sort((a, b) => a - b));
-    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 200', `watch rv=${listRV} → 200`, `watch rv=${p2RV} → 200`]);
-    expect(h.reflector.stats()).toMatchObject({ lists: 1, relists: 0, watchStarts: 2, watchRestarts: 1, expired410: 0 });
+    expect(h.applied.map((d) => Number(d.resourceVersion))).toEqual(
+      [...h.applied.map((d) => Number(d.resourceVersion))].sort((a, b) => a - b),
+    );
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=500 → 200',
+      `watch rv=${listRV} → 200`,
+      `watch rv=${p2RV} → 200`,
+    ]);
+    expect(h.reflector.stats()).toMatchObject({
+      lists: 1,
+      relists: 0,
+      watchStarts: 2,
+      watchRestarts: 1,
+      expired410: 0,
+    });
   });
 
   test('a 410 ERROR event in the stream makes it relist from the last RV; objects deleted meanwhile leave the cache', async () => {
@@ -101,7 +117,9 @@ describe.each(['DeltaFIFO', 'RealFIFO'] as const)('list and watch over HTTP (%s)
     await server.waitForWatchers(1);
     const listRV = server.resourceVersion;
     const lastRV = await createAndSee(server, h, 'd');
-    expect(server.faults.injectIntoWatches({ error: tooOldStatus(lastRV, String(Number(lastRV) + 5)) })).toBe(1);
+    expect(server.faults.injectIntoWatches({ error: tooOldStatus(lastRV, String(Number(lastRV) + 5)) })).toBe(
+      1,
+    );
     // Written after the ERROR: this watch never sends them, only the relist can see them.
     server.delete('pods', 'a');
     server.create('pods', pod('e'));
@@ -117,7 +135,12 @@ describe.each(['DeltaFIFO', 'RealFIFO'] as const)('list and watch over HTTP (%s)
     expect(h.reflector.stats()).toMatchObject({ lists: 2, relists: 1, expired410: 1 });
     expect(h.handlerErrors).toEqual([]); // errors during a watch never reach the handler (client-go)
     expect(h.applied.filter((d) => d.type === 'Deleted').map((d) => d.key)).toEqual(['default/a']);
-    expect(cacheVersions(h.indexer).map(([k]) => k)).toEqual(['default/b', 'default/c', 'default/d', 'default/e']);
+    expect(cacheVersions(h.indexer).map(([k]) => k)).toEqual([
+      'default/b',
+      'default/c',
+      'default/d',
+      'default/e',
+    ]);
   });
 });
 
@@ -133,7 +156,11 @@ describe('the watch ends', () => {
     server.create('pods', pod('c'));
     await waitForCacheToMatch(h, server);
 
-    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 200', `watch rv=${listRV} → 200`, `watch rv=${lastRV} → 200`]);
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=500 → 200',
+      `watch rv=${listRV} → 200`,
+      `watch rv=${lastRV} → 200`,
+    ]);
     expect(h.backoff).toMatchObject({ steps: 0 });
     expect(h.reflector.stats()).toMatchObject({ lists: 1, watchRestarts: 1 });
   });
@@ -170,7 +197,11 @@ describe('the watch ends', () => {
     server.create('pods', pod('a'));
     await waitForCacheToMatch(h, server);
 
-    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 200', `watch rv=${listRV} → 200`, `watch rv=${listRV} → 200`]);
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=500 → 200',
+      `watch rv=${listRV} → 200`,
+      `watch rv=${listRV} → 200`,
+    ]);
     expect(h.reflector.stats()).toMatchObject({ veryShortWatches: 0, relists: 0 });
   });
 });
@@ -283,7 +314,11 @@ describe('429: the server asks to slow down', () => {
     expect(h.handlerErrors[0]).toMatchObject({ retryAfterSeconds: 4 });
     await clock.tick(4000);
     await waitForCacheToMatch(h, server);
-    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 429', 'list rv=0 limit=500 → 200', `watch rv=${server.resourceVersion} → 200`]);
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=500 → 429',
+      'list rv=0 limit=500 → 200',
+      `watch rv=${server.resourceVersion} → 200`,
+    ]);
   });
 });
 
@@ -319,7 +354,11 @@ describe('5xx on the LIST', () => {
     expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 503']);
     await clock.tick(1);
     await waitForCacheToMatch(h, server);
-    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 503', 'list rv=0 limit=500 → 200', `watch rv=${server.resourceVersion} → 200`]);
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=500 → 503',
+      'list rv=0 limit=500 → 200',
+      `watch rv=${server.resourceVersion} → 200`,
+    ]);
   });
 });
 
@@ -387,7 +426,11 @@ describe('too large resourceVersion', () => {
     server.create('pods', pod('c'));
     await waitForCacheToMatch(h, server);
 
-    expect(requestLog(server).slice(2)).toEqual([`list rv=${lastRV} → 504`, 'list rv= → 200', `watch rv=${lastRV} → 200`]);
+    expect(requestLog(server).slice(2)).toEqual([
+      `list rv=${lastRV} → 504`,
+      'list rv= → 200',
+      `watch rv=${lastRV} → 200`,
+    ]);
     expect(h.handlerErrors).toEqual([]);
     expect(h.backoff).toMatchObject({ steps: 1 }); // the one step after the 410; the 504 retry is immediate
   });
@@ -411,7 +454,11 @@ describe('stall detection', () => {
     stall.release();
 
     expect(h.reflector.stats()).toMatchObject({ stalls: 1, relists: 0, watchRestarts: 1 });
-    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 200', `watch rv=${listRV} → 200`, `watch rv=${listRV} → 200`]);
+    expect(requestLog(server)).toEqual([
+      'list rv=0 limit=500 → 200',
+      `watch rv=${listRV} → 200`,
+      `watch rv=${listRV} → 200`,
+    ]);
     expect(server.openWatchCount()).toBe(1); // the stalled request was closed
     expect(h.handlerErrors).toEqual([]);
   });
@@ -421,7 +468,12 @@ describe('API server restart', () => {
   // A restarting API server closes every watch, then answers 429 "storage is (re)initializing" until
   // its watch cache is ready (§7.7). The reflector waits Retry-After on the fake clock: a window in
   // which the test writes objects that the client can only learn about afterwards.
-  async function restartWithOutage(server: FakeApiServer, clock: FakeClock, loseHistory: boolean, duringOutage: () => void): Promise<void> {
+  async function restartWithOutage(
+    server: FakeApiServer,
+    clock: FakeClock,
+    loseHistory: boolean,
+    duringOutage: () => void,
+  ): Promise<void> {
     server.faults.failNext({ status: 429, verbs: ['watch'], retryAfterSeconds: 1 });
     await server.faults.restart({ loseHistory });
     await waitForSleep(clock, 1000, server);
@@ -443,7 +495,10 @@ describe('API server restart', () => {
 
     expect(requestLog(server).slice(2)).toEqual([`watch rv=${lastRV} → 429`, `watch rv=${lastRV} → 200`]);
     expect(h.reflector.stats()).toMatchObject({ relists: 0, expired410: 0 });
-    expect(h.applied.map((d) => `${d.type} ${d.key}`).slice(-2)).toEqual(['Added default/c', 'Deleted default/a']);
+    expect(h.applied.map((d) => `${d.type} ${d.key}`).slice(-2)).toEqual([
+      'Added default/c',
+      'Deleted default/a',
+    ]);
   });
 
   test('with its history lost: the rewatch gets 410 and the reflector relists; deletions during the outage reach the cache as tombstones', async () => {
@@ -478,7 +533,10 @@ describe('API server restart', () => {
     const port = Number(new URL(first.url).port);
     await first.close();
     // Real time here: a 20 ms backoff between attempts, rather than a busy loop of refused connections.
-    const h = startReflector(createListWatch<Pod>(kubeConfig, PODS), { clock: realClock, backoff: new RecordingBackoff(20) });
+    const h = startReflector(createListWatch<Pod>(kubeConfig, PODS), {
+      clock: realClock,
+      backoff: new RecordingBackoff(20),
+    });
     await waitFor(() => h.handlerErrors.length >= 2);
     expect(new Set(h.handlerErrorCodes())).toEqual(new Set([ErrorCodes.CONNECTION]));
     const server = track(await FakeApiServer.start({ port }), (s) => s.close());

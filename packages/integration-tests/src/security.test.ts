@@ -1,7 +1,13 @@
 import { inspect } from 'node:util';
 import { Lister, metaNamespaceIndexFunc, NAMESPACE_INDEX } from '@kinformer/cache';
 import { createListWatch } from '@kinformer/client-node';
-import { ErrorCodes, isKinformerError, parseFieldSelector, parseLabelSelector, type KinformerError } from '@kinformer/core';
+import {
+  ErrorCodes,
+  isKinformerError,
+  parseFieldSelector,
+  parseLabelSelector,
+  type KinformerError,
+} from '@kinformer/core';
 import { SharedInformerFactory } from '@kinformer/informer';
 import { FakeApiServer } from '@kinformer/testing';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -91,13 +97,22 @@ describe.each<[string, ProxyUser, string]>([
       currentContext: 'x',
     });
     await closedPort.close();
-    thrown.push(await createListWatch<Pod>(refusedConfig, PODS, { logger: logs.logger }).list({}, { signal: AbortSignal.timeout(2000) }).catch((e: unknown) => e));
+    thrown.push(
+      await createListWatch<Pod>(refusedConfig, PODS, { logger: logs.logger })
+        .list({}, { signal: AbortSignal.timeout(2000) })
+        .catch((e: unknown) => e),
+    );
 
     // The credentials were really in play…
     expect(proxy.requests.length).toBeGreaterThan(8);
     expect(proxy.requests.every((r) => r.headers.authorization === authorization)).toBe(true);
     // …every failure happened and was typed…
-    expect(h.handlerErrorCodes()).toEqual([ErrorCodes.UNAUTHORIZED, ErrorCodes.FORBIDDEN, ErrorCodes.INTERNAL, ErrorCodes.FORBIDDEN]);
+    expect(h.handlerErrorCodes()).toEqual([
+      ErrorCodes.UNAUTHORIZED,
+      ErrorCodes.FORBIDDEN,
+      ErrorCodes.INTERNAL,
+      ErrorCodes.FORBIDDEN,
+    ]);
     expect(thrown.map((e) => (isKinformerError(e) ? e.code : e))).toEqual([
       ErrorCodes.UNAUTHORIZED,
       ErrorCodes.FORBIDDEN,
@@ -119,12 +134,16 @@ describe('credentials in the cluster URL', () => {
     await closed.close();
     const kc = new KubeConfig();
     kc.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://${USERNAME}:${PASSWORD}@127.0.0.1:${port}`, skipTLSVerify: true }],
+      clusters: [
+        { name: 'c', server: `http://${USERNAME}:${PASSWORD}@127.0.0.1:${port}`, skipTLSVerify: true },
+      ],
       users: [{ name: 'u', token: TOKEN }],
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x',
     });
-    const err = await createListWatch(kc, PODS).list({}, { signal: AbortSignal.timeout(2000) }).catch((e: unknown) => e);
+    const err = await createListWatch(kc, PODS)
+      .list({}, { signal: AbortSignal.timeout(2000) })
+      .catch((e: unknown) => e);
     expect(isKinformerError(err, ErrorCodes.CONNECTION)).toBe(true);
     expectNoSecret(renderings(err));
   });
@@ -143,7 +162,9 @@ describe('credentials in the cluster URL', () => {
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x',
     });
-    const err = await createListWatch(kc, PODS).list({}, { signal: AbortSignal.timeout(2000) }).catch((e: unknown) => e);
+    const err = await createListWatch(kc, PODS)
+      .list({}, { signal: AbortSignal.timeout(2000) })
+      .catch((e: unknown) => e);
     expect(isKinformerError(err, ErrorCodes.INVALID_OPTION)).toBe(true);
     expectNoSecret(renderings(err));
   });
@@ -169,21 +190,34 @@ describe('401 and 403 surface as typed errors with the server message', () => {
       message: 'Unauthorized',
       status: { reason: 'Unauthorized', code: 401 },
     });
-    expect(forbidden).toMatchObject({ code: ErrorCodes.FORBIDDEN, httpStatus: 403, status: { reason: 'Forbidden', details: { kind: 'pods' } } });
-    expect(forbidden!.message).toBe('pods is forbidden: User "system:anonymous" cannot watch resource "pods" in API group "" in the namespace "default"');
+    expect(forbidden).toMatchObject({
+      code: ErrorCodes.FORBIDDEN,
+      httpStatus: 403,
+      status: { reason: 'Forbidden', details: { kind: 'pods' } },
+    });
+    expect(forbidden!.message).toBe(
+      'pods is forbidden: User "system:anonymous" cannot watch resource "pods" in API group "" in the namespace "default"',
+    );
   });
 });
 
 describe.each([
   [401, ErrorCodes.UNAUTHORIZED, 'Unauthorized'],
-  [403, ErrorCodes.FORBIDDEN, 'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default"'],
+  [
+    403,
+    ErrorCodes.FORBIDDEN,
+    'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default"',
+  ],
 ] as const)('an informer answered %d', (status, code, message) => {
   test('factory.waitForCacheSync rejects with the cause (instead of hanging), and neither the error nor the trace logs hold the token', async () => {
     const server = track(await FakeApiServer.start(), (s) => s.close());
     const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
     server.faults.failNext({ status, verbs: ['list'], count: 1000 });
     const logs = captureLogs('trace');
-    const factory = new SharedInformerFactory(proxy.kubeConfig({ token: TOKEN }), { namespace: 'default', logger: logs.logger });
+    const factory = new SharedInformerFactory(proxy.kubeConfig({ token: TOKEN }), {
+      namespace: 'default',
+      logger: logs.logger,
+    });
     const controller = new AbortController();
     track(factory, async (f) => {
       controller.abort();
@@ -258,13 +292,27 @@ describe('objects from the server are data', () => {
 
     expect(lister.namespace('default').get('constructor')?.metadata.name).toBe('constructor');
     expect(lister.namespace('constructor').get('prototype')?.metadata.namespace).toBe('constructor');
-    expect(lister.namespace('constructor').list().map((p) => p.metadata.name)).toEqual(['prototype']);
+    expect(
+      lister
+        .namespace('constructor')
+        .list()
+        .map((p) => p.metadata.name),
+    ).toEqual(['prototype']);
     expect(lister.list('constructor=y,prototype=z').map((p) => p.metadata.name)).toEqual(['evil']);
     expect(lister.list('constructor').map((p) => p.metadata.name)).toEqual(['evil']); // `exists` ignores inherited members
-    expect(lister.list('!constructor').map((p) => p.metadata.name).sort()).toEqual(['constructor', 'plain', 'prototype']);
+    expect(
+      lister
+        .list('!constructor')
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual(['constructor', 'plain', 'prototype']);
     expect(h.indexer.byIndex('labels', '__proto__=x').map((p) => p.metadata.name)).toEqual(['evil']);
-    expect(h.indexer.listIndexFuncValues('labels')).toEqual(expect.arrayContaining(['__proto__=x', 'constructor=y', 'touched=yes']));
-    expect(h.indexer.byIndex(NAMESPACE_INDEX, 'constructor').map((p) => p.metadata.name)).toEqual(['prototype']);
+    expect(h.indexer.listIndexFuncValues('labels')).toEqual(
+      expect.arrayContaining(['__proto__=x', 'constructor=y', 'touched=yes']),
+    );
+    expect(h.indexer.byIndex(NAMESPACE_INDEX, 'constructor').map((p) => p.metadata.name)).toEqual([
+      'prototype',
+    ]);
   });
 
   // Regression (fixed; was a bug in testing/src/jsonClone.ts `copy`, `out[key] = item`; the same in testing/src/patch.ts
@@ -277,7 +325,9 @@ describe('objects from the server are data', () => {
   // configurable: true })` when `key === '__proto__'`.
   test('FakeApiServer keeps own __proto__ keys of the objects it stores, as JSON does', async () => {
     const server = track(await FakeApiServer.start(), (s) => s.close());
-    const body = JSON.parse('{"metadata":{"name":"p","namespace":"default","annotations":{"__proto__":"x","keep":"me"}},"spec":{"__proto__":{"polluted":"yes"},"keep":"me"}}') as Pod;
+    const body = JSON.parse(
+      '{"metadata":{"name":"p","namespace":"default","annotations":{"__proto__":"x","keep":"me"}},"spec":{"__proto__":{"polluted":"yes"},"keep":"me"}}',
+    ) as Pod;
     const stored = server.create('pods', body);
     expect(stored.metadata.annotations).toMatchObject({ keep: 'me' });
     expect(stored.spec).toMatchObject({ keep: 'me' });
@@ -304,8 +354,13 @@ describe('objects from the server are data', () => {
     await waitForCacheToMatch(h, server);
 
     expect(g.__kinformerPwned).toBeUndefined();
-    expect(h.indexer.getByKey('default/code')?.metadata.annotations).toEqual({ ...payloads, later: '${process.exit(1)}' });
-    expect(new Lister<Pod>(h.indexer).list('app=eval,fn=Function').map((o) => o.metadata.name)).toEqual(['code']);
+    expect(h.indexer.getByKey('default/code')?.metadata.annotations).toEqual({
+      ...payloads,
+      later: '${process.exit(1)}',
+    });
+    expect(new Lister<Pod>(h.indexer).list('app=eval,fn=Function').map((o) => o.metadata.name)).toEqual([
+      'code',
+    ]);
   });
 });
 
@@ -313,15 +368,25 @@ describe('objects from the server are data', () => {
 
 describe('selectors are encoded into the query, never spliced into the URL', () => {
   test.each([
-    ['a label selector with & = # ?', 400, { labelSelector: 'app=web&watch=false&resourceVersion=999#frag?x=1' }],
+    [
+      'a label selector with & = # ?',
+      400,
+      { labelSelector: 'app=web&watch=false&resourceVersion=999#frag?x=1' },
+    ],
     ['a label selector with % and +', 400, { labelSelector: 'app=web%26watch%3Dtrue+1' }],
     // Field selector values are not validated by the server: it is a (non-matching) value, not a header.
-    ['a field selector with CR LF and a header', 200, { fieldSelector: 'metadata.name=a\r\nX-Injected: yes' }],
+    [
+      'a field selector with CR LF and a header',
+      200,
+      { fieldSelector: 'metadata.name=a\r\nX-Injected: yes' },
+    ],
   ])('%s reaches the server as exactly that string (answered %d)', async (_what, status, selectors) => {
     const server = track(await FakeApiServer.start(), (s) => s.close());
     server.create('pods', pod('a'));
     const lw = createListWatch<Pod>(server.kubeConfig(), PODS, selectors);
-    const result = await lw.list({ resourceVersion: '0', limit: 5 }, { signal: AbortSignal.timeout(2000) }).catch((e: unknown) => e);
+    const result = await lw
+      .list({ resourceVersion: '0', limit: 5 }, { signal: AbortSignal.timeout(2000) })
+      .catch((e: unknown) => e);
     const [request] = server.requests;
     expect(request?.path).toBe('/api/v1/namespaces/default/pods');
     expect(request?.query).toEqual({ ...selectors, resourceVersion: '0', limit: '5' });
@@ -351,9 +416,13 @@ describe('selectors are encoded into the query, never spliced into the URL', () 
 
   test('a parsed selector rejects injection-looking text before any request (ERR_INVALID_SELECTOR)', () => {
     for (const text of ['app=web&watch=false', 'app=web#x', 'app=web\r\nX: y', 'app in (a,b))']) {
-      expect(() => parseLabelSelector(text)).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_SELECTOR }) as Error);
+      expect(() => parseLabelSelector(text)).toThrow(
+        expect.objectContaining({ code: ErrorCodes.INVALID_SELECTOR }) as Error,
+      );
     }
-    expect(() => parseFieldSelector('metadata.name=a,,b=c=d')).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_SELECTOR }) as Error);
+    expect(() => parseFieldSelector('metadata.name=a,,b=c=d')).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_SELECTOR }) as Error,
+    );
   });
 
   test('a namespace or resource that is not a path segment is refused (ERR_INVALID_OPTION), so it can never change the path', () => {
@@ -371,7 +440,9 @@ describe('selectors are encoded into the query, never spliced into the URL', () 
       { group: 'apps/..', version: 'v1', resource: 'deployments' },
       { version: 'v1', resource: 'pods', namespace: '%2e%2e' },
     ]) {
-      expect(() => createListWatch(kc, resource)).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }) as Error);
+      expect(() => createListWatch(kc, resource)).toThrow(
+        expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }) as Error,
+      );
     }
   });
 
@@ -385,10 +456,17 @@ describe('selectors are encoded into the query, never spliced into the URL', () 
       response: {
         status: 200,
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '1', continue: token }, items: [] }),
+        body: JSON.stringify({
+          kind: 'PodList',
+          apiVersion: 'v1',
+          metadata: { resourceVersion: '1', continue: token },
+          items: [],
+        }),
       },
     });
-    const h = startReflector(createListWatch<Pod>(proxy.kubeConfig(), PODS, { labelSelector: 'app!=none' }), { reflector: { pageSize: 10 } });
+    const h = startReflector(createListWatch<Pod>(proxy.kubeConfig(), PODS, { labelSelector: 'app!=none' }), {
+      reflector: { pageSize: 10 },
+    });
     await waitForCacheToMatch(h, server);
 
     const continuation = new URL(proxy.requests[1]!.url, 'http://x').searchParams;

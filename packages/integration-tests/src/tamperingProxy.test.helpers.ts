@@ -1,4 +1,11 @@
-import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 
@@ -80,7 +87,11 @@ export class TamperingProxy {
   static async start(upstream: string): Promise<TamperingProxy> {
     const http = createServer();
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const proxy = new TamperingProxy(http, `http://127.0.0.1:${(http.address() as AddressInfo).port}`, upstream);
+    const proxy = new TamperingProxy(
+      http,
+      `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+      upstream,
+    );
     http.on('connection', (socket: Socket) => {
       proxy.#sockets.add(socket);
       socket.on('close', () => proxy.#sockets.delete(socket));
@@ -156,12 +167,22 @@ export class TamperingProxy {
   #handle(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
     const query = new URL(url, 'http://proxy').searchParams;
-    const verb: ProxyVerb = req.method !== 'GET' ? 'other' : query.get('watch') === 'true' ? 'watch' : /\/(api|apis)\//.test(url) ? 'list' : 'other';
+    const verb: ProxyVerb =
+      req.method !== 'GET'
+        ? 'other'
+        : query.get('watch') === 'true'
+          ? 'watch'
+          : /\/(api|apis)\//.test(url)
+            ? 'list'
+            : 'other';
     const rule = verb === 'other' ? undefined : this.#takeRule(verb);
     this.requests.push({ verb, url, headers: { ...req.headers }, tampered: rule?.kind === 'respond' });
     if (rule?.kind === 'respond') {
       const body = rule.response.body;
-      res.writeHead(rule.response.status, { 'Content-Length': Buffer.byteLength(body), ...rule.response.headers });
+      res.writeHead(rule.response.status, {
+        'Content-Length': Buffer.byteLength(body),
+        ...rule.response.headers,
+      });
       res.end(body);
       return;
     }
@@ -212,7 +233,11 @@ export class TamperingProxy {
     });
   }
 
-  #forwardRewritten(res: ServerResponse, upstream: IncomingMessage, rewrite: (text: string, verb: 'list') => string): void {
+  #forwardRewritten(
+    res: ServerResponse,
+    upstream: IncomingMessage,
+    rewrite: (text: string, verb: 'list') => string,
+  ): void {
     const chunks: Buffer[] = [];
     upstream.on('data', (c: Buffer) => chunks.push(c));
     upstream.on('end', () => {

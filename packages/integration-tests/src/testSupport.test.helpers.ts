@@ -11,7 +11,12 @@ import {
   type Logger,
 } from '@kinformer/core';
 import { DeltaFIFO, RealFIFO, type DeltaType, type Queue } from '@kinformer/delta-fifo';
-import { defaultWatchErrorHandler, Reflector, type ListerWatcher, type ReflectorOptions } from '@kinformer/reflector';
+import {
+  defaultWatchErrorHandler,
+  Reflector,
+  type ListerWatcher,
+  type ReflectorOptions,
+} from '@kinformer/reflector';
 import type { FakeApiServer, RecordedRequest, ResourceRef } from '@kinformer/testing';
 
 // Shared helpers of the integration suites: bounded waits, log capture, a reflector wired to a
@@ -114,7 +119,10 @@ export interface Pod extends KubeObject {
 }
 
 /** A minimal pod `namespace/name` (or `name` in `default`). */
-export function pod(nameOrKey: string, extra: { labels?: Record<string, string>; nodeName?: string } = {}): Pod {
+export function pod(
+  nameOrKey: string,
+  extra: { labels?: Record<string, string>; nodeName?: string } = {},
+): Pod {
   const slash = nameOrKey.indexOf('/');
   const namespace = slash === -1 ? 'default' : nameOrKey.slice(0, slash);
   const name = slash === -1 ? nameOrKey : nameOrKey.slice(slash + 1);
@@ -122,7 +130,10 @@ export function pod(nameOrKey: string, extra: { labels?: Record<string, string>;
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace, ...(extra.labels === undefined ? {} : { labels: extra.labels }) },
-    spec: { containers: [{ name: 'c', image: 'nginx' }], ...(extra.nodeName === undefined ? {} : { nodeName: extra.nodeName }) },
+    spec: {
+      containers: [{ name: 'c', image: 'nginx' }],
+      ...(extra.nodeName === undefined ? {} : { nodeName: extra.nodeName }),
+    },
   };
 }
 
@@ -141,7 +152,11 @@ export function cacheVersions(store: { list(): KubeObject[] }): Versions {
 }
 
 /** What the server holds for a resource (in one namespace, if given): keys and resourceVersions. */
-export function serverVersions(server: FakeApiServer, resource: ResourceRef = 'pods', namespace?: string): Versions {
+export function serverVersions(
+  server: FakeApiServer,
+  resource: ResourceRef = 'pods',
+  namespace?: string,
+): Versions {
   return versionsOf(server.list(resource, namespace));
 }
 
@@ -151,7 +166,9 @@ export function serverVersions(server: FakeApiServer, resource: ResourceRef = 'p
  * (`allowWatchBookmarks`, `timeoutSeconds`, `watch`) are left out unless missing.
  */
 export function requestLog(server: FakeApiServer, resource = 'pods'): string[] {
-  return server.requests.filter((r) => r.resource === resource && (r.verb === 'list' || r.verb === 'watch')).map(describeRequest);
+  return server.requests
+    .filter((r) => r.resource === resource && (r.verb === 'list' || r.verb === 'watch'))
+    .map(describeRequest);
 }
 
 /** One request as {@link requestLog} writes it. */
@@ -241,7 +258,9 @@ export function startReflector<T extends KubeObject>(
 ): ReflectorHarness<T> {
   const indexer = newIndexer<T>(undefined, options.indexers ?? {});
   const queue: Queue<T> =
-    options.queue === 'RealFIFO' ? new RealFIFO<T>({ knownObjects: indexer }) : new DeltaFIFO<T>({ knownObjects: indexer });
+    options.queue === 'RealFIFO'
+      ? new RealFIFO<T>({ knownObjects: indexer })
+      : new DeltaFIFO<T>({ knownObjects: indexer });
   const clock = options.clock ?? new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
   const backoff = options.backoff ?? new RecordingBackoff();
   const handlerErrors: unknown[] = [];
@@ -330,7 +349,10 @@ export async function waitForCacheToMatch<T extends KubeObject>(
       describe: () => ({
         cache: cacheVersions(h.indexer),
         server: expected,
-        requests: requestLog(server, typeof resource === 'string' ? resource.split('.')[0] : resource.resource),
+        requests: requestLog(
+          server,
+          typeof resource === 'string' ? resource.split('.')[0] : resource.resource,
+        ),
         handlerErrors: h.handlerErrorCodes(),
         stats: h.reflector.stats(),
       }),

@@ -95,12 +95,7 @@ export type {
   RealFIFOOptions,
   TransformFunc,
 } from '@kinformer/delta-fifo';
-export {
-  DEFAULT_BATCH_SIZE,
-  DeltaFIFO,
-  RealFIFO,
-  RequeueError,
-} from '@kinformer/delta-fifo';
+export { DEFAULT_BATCH_SIZE, DeltaFIFO, RealFIFO, RequeueError } from '@kinformer/delta-fifo';
 export type {
   ExpectedType,
   ListFunc,

@@ -64,15 +64,23 @@ export class InMemoryLeaseStore {
 
   /** The next `times` matching operations reject with `error` (default: a 500). */
   failNext(op: LockOp, options: { identity?: string; times?: number; error?: KinformerError } = {}): void {
-    const error = options.error ?? new KinformerError(ErrorCodes.INTERNAL, 'injected failure', { httpStatus: 500 });
+    const error =
+      options.error ?? new KinformerError(ErrorCodes.INTERNAL, 'injected failure', { httpStatus: 500 });
     this.#add(op, options, () => Promise.reject(error));
   }
 
   /** The next `times` matching operations never answer (they reject only when their signal aborts). */
   hangNext(op: LockOp, options: { identity?: string; times?: number } = {}): void {
-    this.#add(op, options, (signal) => new Promise<void>((_resolve, reject) => {
-      signal?.addEventListener('abort', () => reject(new KinformerError(ErrorCodes.ABORTED, 'aborted')), { once: true });
-    }));
+    this.#add(
+      op,
+      options,
+      (signal) =>
+        new Promise<void>((_resolve, reject) => {
+          signal?.addEventListener('abort', () => reject(new KinformerError(ErrorCodes.ABORTED, 'aborted')), {
+            once: true,
+          });
+        }),
+    );
   }
 
   /** Runs `fn` right before the next matching operation is applied (to interleave another writer). */
@@ -85,7 +93,9 @@ export class InMemoryLeaseStore {
 
   /** Calls made by `identity` (all when absent), optionally of one operation. */
   callsOf(identity?: string, op?: LockOp): LockCall[] {
-    return this.calls.filter((c) => (identity === undefined || c.identity === identity) && (op === undefined || c.op === op));
+    return this.calls.filter(
+      (c) => (identity === undefined || c.identity === identity) && (op === undefined || c.op === op),
+    );
   }
 
   #add(op: LockOp, options: { identity?: string; times?: number }, act: Fault['act']): void {
@@ -94,7 +104,9 @@ export class InMemoryLeaseStore {
 
   /** @internal Runs the first matching fault, if any. */
   async applyFault(op: LockOp, identity: string, signal: AbortSignal | undefined): Promise<void> {
-    const fault = this.#faults.find((f) => f.op === op && (f.identity === undefined || f.identity === identity));
+    const fault = this.#faults.find(
+      (f) => f.op === op && (f.identity === undefined || f.identity === identity),
+    );
     if (fault === undefined) return;
     fault.remaining--;
     if (fault.remaining <= 0) this.#faults = this.#faults.filter((f) => f !== fault);
@@ -121,7 +133,8 @@ export class InMemoryLock implements ResourceLock {
   async get(options: LockOperationOptions = {}): Promise<LeaderElectionRecord> {
     return this.#run('get', undefined, options, () => {
       const store = this.#store;
-      if (store.record === undefined) throw new KinformerError(ErrorCodes.NOT_FOUND, 'leases "le" not found', { httpStatus: 404 });
+      if (store.record === undefined)
+        throw new KinformerError(ErrorCodes.NOT_FOUND, 'leases "le" not found', { httpStatus: 404 });
       this.#seenVersion = store.version;
       return cloneRecord(store.record);
     });
@@ -130,7 +143,8 @@ export class InMemoryLock implements ResourceLock {
   async create(record: LeaderElectionRecord, options: LockOperationOptions = {}): Promise<void> {
     return this.#run('create', record, options, () => {
       const store = this.#store;
-      if (store.record !== undefined) throw new KinformerError(ErrorCodes.CONFLICT, 'leases "le" already exists', { httpStatus: 409 });
+      if (store.record !== undefined)
+        throw new KinformerError(ErrorCodes.CONFLICT, 'leases "le" already exists', { httpStatus: 409 });
       store.write(record);
       this.#seenVersion = store.version;
     });
@@ -139,10 +153,19 @@ export class InMemoryLock implements ResourceLock {
   async update(record: LeaderElectionRecord, options: LockOperationOptions = {}): Promise<void> {
     return this.#run('update', record, options, () => {
       const store = this.#store;
-      if (this.#seenVersion === undefined) throw new KinformerError(ErrorCodes.LEADER_ELECTION, 'lease not initialized, call get or create first');
-      if (store.record === undefined) throw new KinformerError(ErrorCodes.NOT_FOUND, 'leases "le" not found', { httpStatus: 404 });
+      if (this.#seenVersion === undefined)
+        throw new KinformerError(
+          ErrorCodes.LEADER_ELECTION,
+          'lease not initialized, call get or create first',
+        );
+      if (store.record === undefined)
+        throw new KinformerError(ErrorCodes.NOT_FOUND, 'leases "le" not found', { httpStatus: 404 });
       if (this.#seenVersion !== store.version) {
-        throw new KinformerError(ErrorCodes.CONFLICT, 'the object has been modified; please apply your changes to the latest version and try again', { httpStatus: 409 });
+        throw new KinformerError(
+          ErrorCodes.CONFLICT,
+          'the object has been modified; please apply your changes to the latest version and try again',
+          { httpStatus: 409 },
+        );
       }
       store.write(record);
       this.#seenVersion = store.version;
@@ -153,7 +176,12 @@ export class InMemoryLock implements ResourceLock {
     return 'default/le';
   }
 
-  async #run<T>(op: LockOp, record: LeaderElectionRecord | undefined, options: LockOperationOptions, apply: () => T): Promise<T> {
+  async #run<T>(
+    op: LockOp,
+    record: LeaderElectionRecord | undefined,
+    options: LockOperationOptions,
+    apply: () => T,
+  ): Promise<T> {
     const call: LockCall = { identity: this.identity, op, at: this.#store.now() };
     if (record !== undefined) call.record = cloneRecord(record);
     this.#store.calls.push(call);

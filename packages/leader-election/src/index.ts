@@ -1,7 +1,12 @@
 export type { LeaderElectionRecord, LockOperationOptions, ResourceLock } from './resourceLock.js';
 export { leaderElectionRecordKey } from './resourceLock.js';
 export type { LeaseLockOptions } from './leaseLock.js';
-export { leaderElectionRecordToLeaseSpec, LeaseLock, leaseLockError, leaseSpecToLeaderElectionRecord } from './leaseLock.js';
+export {
+  leaderElectionRecordToLeaseSpec,
+  LeaseLock,
+  leaseLockError,
+  leaseSpecToLeaderElectionRecord,
+} from './leaseLock.js';
 export type { LeaderCallbacks, LeaderElectorOptions } from './leaderElector.js';
 export {
   DEFAULT_LEASE_DURATION_MS,

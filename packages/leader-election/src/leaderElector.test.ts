@@ -18,7 +18,10 @@ interface LogLine {
 
 function captureLogger(): { logger: Logger; lines: LogLine[] } {
   const lines: LogLine[] = [];
-  const logger = createLogger({ level: 'trace', destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) } });
+  const logger = createLogger({
+    level: 'trace',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
+  });
   return { logger, lines };
 }
 
@@ -126,25 +129,43 @@ describe('LeaderElector: validation (TestLeaderElectionConfigValidation / NewLea
   });
 
   test('leaseDuration must be greater than renewDeadline', () => {
-    invalid({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000 }, 'leaseDuration must be greater than renewDeadline');
+    invalid(
+      { leaseDurationMs: 10_000, renewDeadlineMs: 10_000 },
+      'leaseDuration must be greater than renewDeadline',
+    );
   });
 
   test('renewDeadline must be greater than 1.2 × retryPeriod', () => {
-    invalid({ renewDeadlineMs: 2_400, retryPeriodMs: 2_000 }, 'renewDeadline must be greater than retryPeriod*JitterFactor');
+    invalid(
+      { renewDeadlineMs: 2_400, retryPeriodMs: 2_000 },
+      'renewDeadline must be greater than retryPeriod*JitterFactor',
+    );
     expect(() => new LeaderElector({ ...base, renewDeadlineMs: 2_401, retryPeriodMs: 2_000 })).not.toThrow();
   });
 
   test('every duration must be greater than zero (and a number)', () => {
-    invalid({ leaseDurationMs: 0, renewDeadlineMs: -2, retryPeriodMs: -10 }, 'leaseDuration must be greater than zero');
-    invalid({ leaseDurationMs: 15_000, renewDeadlineMs: 0, retryPeriodMs: -1 }, 'renewDeadline must be greater than zero');
+    invalid(
+      { leaseDurationMs: 0, renewDeadlineMs: -2, retryPeriodMs: -10 },
+      'leaseDuration must be greater than zero',
+    );
+    invalid(
+      { leaseDurationMs: 15_000, renewDeadlineMs: 0, retryPeriodMs: -1 },
+      'renewDeadline must be greater than zero',
+    );
     invalid({ retryPeriodMs: 0 }, 'retryPeriod must be greater than zero');
     invalid({ retryPeriodMs: Number.NaN }, 'renewDeadline must be greater than retryPeriod*JitterFactor');
     invalid({ leaseDurationMs: Number.POSITIVE_INFINITY }, 'leaseDuration must be greater than zero');
   });
 
   test('onStartedLeading and onStoppedLeading are required', () => {
-    invalid({ callbacks: { onStoppedLeading: () => undefined } }, 'OnStartedLeading callback must not be nil');
-    invalid({ callbacks: { onStartedLeading: () => undefined } }, 'OnStoppedLeading callback must not be nil');
+    invalid(
+      { callbacks: { onStoppedLeading: () => undefined } },
+      'OnStartedLeading callback must not be nil',
+    );
+    invalid(
+      { callbacks: { onStartedLeading: () => undefined } },
+      'OnStoppedLeading callback must not be nil',
+    );
   });
 
   test('a lock with a non-empty identity is required', () => {
@@ -165,7 +186,15 @@ describe('LeaderElector: acquiring (TestTryAcquireOrRenew)', () => {
       renewTime: new Date(T0),
       leaderTransitions: 0,
     });
-    expect(store.callsOf('a').slice(0, 2).map((c) => [c.op, c.outcome])).toEqual([['get', 'not-found'], ['create', 'ok']]);
+    expect(
+      store
+        .callsOf('a')
+        .slice(0, 2)
+        .map((c) => [c.op, c.outcome]),
+    ).toEqual([
+      ['get', 'not-found'],
+      ['create', 'ok'],
+    ]);
     expect(a.elector.isLeader()).toBe(true);
     expect(a.elector.getLeader()).toBe('a');
     expect(a.leading).toBe(true);
@@ -179,7 +208,11 @@ describe('LeaderElector: acquiring (TestTryAcquireOrRenew)', () => {
     a.start();
     await clock.tick(0);
     expect(a.leading).toBe(true);
-    expect(store.record).toMatchObject({ holderIdentity: 'a', leaderTransitions: 3, acquireTime: new Date(T0) });
+    expect(store.record).toMatchObject({
+      holderIdentity: 'a',
+      leaderTransitions: 3,
+      acquireTime: new Date(T0),
+    });
     await a.stop();
   });
 
@@ -195,7 +228,11 @@ describe('LeaderElector: acquiring (TestTryAcquireOrRenew)', () => {
     expect(store.record?.holderIdentity).toBe('b');
     await clock.tick(2 * SECOND); // attempt at +16 s: expired
     expect(a.leading).toBe(true);
-    expect(store.record).toMatchObject({ holderIdentity: 'a', leaderTransitions: 4, acquireTime: new Date(T0 + 16 * SECOND) });
+    expect(store.record).toMatchObject({
+      holderIdentity: 'a',
+      leaderTransitions: 4,
+      acquireTime: new Date(T0 + 16 * SECOND),
+    });
     expect(a.events).toEqual(['leader:b', 'leader:a', 'started']);
     await a.stop();
   });
@@ -269,7 +306,10 @@ describe('LeaderElector: acquiring (TestTryAcquireOrRenew)', () => {
     store.beforeNext('create', () => store.write(heldBy('b', { renewTime: new Date(T0) })));
     a.start();
     await clock.tick(0);
-    expect(store.callsOf('a').map((c) => [c.op, c.outcome])).toEqual([['get', 'not-found'], ['create', 'conflict']]);
+    expect(store.callsOf('a').map((c) => [c.op, c.outcome])).toEqual([
+      ['get', 'not-found'],
+      ['create', 'conflict'],
+    ]);
     expect(a.leading).toBe(false);
     expect(errorLines(lines)).toEqual([]);
     expect(lines.some((l) => l.level === 20 && l.msg.includes('conflict'))).toBe(true);
@@ -292,7 +332,11 @@ describe('LeaderElector: acquiring (TestTryAcquireOrRenew)', () => {
   });
 
   test('leaseDurationSeconds is written in whole seconds, rounded up', async () => {
-    const { clock, store, a } = setup({ leaseDurationMs: 2_500, renewDeadlineMs: 2_000, retryPeriodMs: 1_000 });
+    const { clock, store, a } = setup({
+      leaseDurationMs: 2_500,
+      renewDeadlineMs: 2_000,
+      retryPeriodMs: 1_000,
+    });
     a.start();
     await clock.tick(0);
     expect(store.record?.leaseDurationSeconds).toBe(3);
@@ -434,7 +478,15 @@ describe('LeaderElector: stopping and releasing (TestReleaseLeaseLocks)', () => 
     store.write(heldBy('b', { leaderTransitions: 1 }));
     await a.stop();
     expect(store.record?.holderIdentity).toBe('b');
-    expect(store.callsOf('a').slice(-2).map((c) => [c.op, c.outcome])).toEqual([['update', 'conflict'], ['get', 'ok']]);
+    expect(
+      store
+        .callsOf('a')
+        .slice(-2)
+        .map((c) => [c.op, c.outcome]),
+    ).toEqual([
+      ['update', 'conflict'],
+      ['get', 'ok'],
+    ]);
   });
 
   test('release retries after a conflict when the lease still names us', async () => {
@@ -470,7 +522,9 @@ describe('LeaderElector: stopping and releasing (TestReleaseLeaseLocks)', () => 
   test('run rejects with ERR_ALREADY_STARTED while it is running, and may run again afterwards', async () => {
     const { clock, a } = setup();
     a.start();
-    await expect(a.elector.run(new AbortController().signal)).rejects.toMatchObject({ code: ErrorCodes.ALREADY_STARTED });
+    await expect(a.elector.run(new AbortController().signal)).rejects.toMatchObject({
+      code: ErrorCodes.ALREADY_STARTED,
+    });
     await a.stop();
     const again = new AbortController();
     const second = a.elector.run(again.signal);
@@ -483,7 +537,10 @@ describe('LeaderElector: stopping and releasing (TestReleaseLeaseLocks)', () => 
 
   test('a rejected onStartedLeading gives up leadership (released with releaseOnCancel) and run rejects with its error', async () => {
     const boom = new Error('boom');
-    const { clock, store, a } = setup({ releaseOnCancel: true }, { onStartedLeading: () => Promise.reject(boom) });
+    const { clock, store, a } = setup(
+      { releaseOnCancel: true },
+      { onStartedLeading: () => Promise.reject(boom) },
+    );
     a.start();
     await clock.tick(0);
     await a.done;
@@ -567,7 +624,9 @@ describe('LeaderElector: two candidates on one lock', () => {
     const [leader, follower] = a.leading ? [a, b] : [b, a];
     expect(follower.elector.getLeader()).toBe(leader.identity);
     expect(store.record?.holderIdentity).toBe(leader.identity);
-    expect(store.callsOf(follower.identity).filter((c) => c.outcome === 'conflict').length).toBeGreaterThanOrEqual(1); // lost the create race
+    expect(
+      store.callsOf(follower.identity).filter((c) => c.outcome === 'conflict').length,
+    ).toBeGreaterThanOrEqual(1); // lost the create race
     expect(errorLines(lines)).toEqual([]);
     await a.stop();
     await b.stop();
@@ -582,7 +641,12 @@ describe('LeaderElector: two candidates on one lock', () => {
     expect(a.leading).toBe(true);
     const stoppedAt = clock.now();
     await a.stop();
-    const lastRenewal = Math.max(...store.callsOf('a').filter((c) => c.outcome === 'ok' && c.op !== 'get').map((c) => c.at));
+    const lastRenewal = Math.max(
+      ...store
+        .callsOf('a')
+        .filter((c) => c.outcome === 'ok' && c.op !== 'get')
+        .map((c) => c.at),
+    );
     await tickChecked(clock, 12, [a, b]);
     expect(b.leading).toBe(false);
     await tickChecked(clock, 10, [a, b]);
@@ -606,7 +670,11 @@ describe('LeaderElector: two candidates on one lock', () => {
     await tickChecked(clock, 2, [a, b]);
     expect(b.leading).toBe(true);
     expect(b.startedAt[0]! - stoppedAt).toBeLessThanOrEqual(2 * SECOND);
-    expect(store.record).toMatchObject({ holderIdentity: 'b', leaderTransitions: 1, leaseDurationSeconds: 15 });
+    expect(store.record).toMatchObject({
+      holderIdentity: 'b',
+      leaderTransitions: 1,
+      leaseDurationSeconds: 15,
+    });
     expect(b.events).toEqual(['leader:a', 'leader:b', 'started']); // the empty holder is seen and replaced in one attempt
     await b.stop();
   });

@@ -62,7 +62,11 @@ export interface LeaderElectorOptions {
   callbacks: LeaderCallbacks;
 }
 
-const NO_RECORD: LeaderElectionRecord = Object.freeze({ holderIdentity: '', leaseDurationSeconds: 0, leaderTransitions: 0 });
+const NO_RECORD: LeaderElectionRecord = Object.freeze({
+  holderIdentity: '',
+  leaseDurationSeconds: 0,
+  leaderTransitions: 0,
+});
 
 /**
  * Lease-based leader election: client-go's `tools/leaderelection.LeaderElector`.
@@ -106,15 +110,22 @@ export class LeaderElector {
     const leaseDurationMs = options.leaseDurationMs ?? DEFAULT_LEASE_DURATION_MS;
     const renewDeadlineMs = options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
     const retryPeriodMs = options.retryPeriodMs ?? DEFAULT_RETRY_PERIOD_MS;
-    const invalid = (message: string): KinformerError => new KinformerError(ErrorCodes.INVALID_OPTION, message);
-    if (!(leaseDurationMs > renewDeadlineMs)) throw invalid('leaseDuration must be greater than renewDeadline');
-    if (!(renewDeadlineMs > JITTER_FACTOR * retryPeriodMs)) throw invalid('renewDeadline must be greater than retryPeriod*JitterFactor');
-    if (!(leaseDurationMs > 0) || !Number.isFinite(leaseDurationMs)) throw invalid('leaseDuration must be greater than zero');
-    if (!(renewDeadlineMs > 0) || !Number.isFinite(renewDeadlineMs)) throw invalid('renewDeadline must be greater than zero');
+    const invalid = (message: string): KinformerError =>
+      new KinformerError(ErrorCodes.INVALID_OPTION, message);
+    if (!(leaseDurationMs > renewDeadlineMs))
+      throw invalid('leaseDuration must be greater than renewDeadline');
+    if (!(renewDeadlineMs > JITTER_FACTOR * retryPeriodMs))
+      throw invalid('renewDeadline must be greater than retryPeriod*JitterFactor');
+    if (!(leaseDurationMs > 0) || !Number.isFinite(leaseDurationMs))
+      throw invalid('leaseDuration must be greater than zero');
+    if (!(renewDeadlineMs > 0) || !Number.isFinite(renewDeadlineMs))
+      throw invalid('renewDeadline must be greater than zero');
     if (!(retryPeriodMs > 0)) throw invalid('retryPeriod must be greater than zero');
     const callbacks = options.callbacks as Partial<LeaderCallbacks> | undefined;
-    if (typeof callbacks?.onStartedLeading !== 'function') throw invalid('OnStartedLeading callback must not be nil');
-    if (typeof callbacks.onStoppedLeading !== 'function') throw invalid('OnStoppedLeading callback must not be nil');
+    if (typeof callbacks?.onStartedLeading !== 'function')
+      throw invalid('OnStartedLeading callback must not be nil');
+    if (typeof callbacks.onStoppedLeading !== 'function')
+      throw invalid('OnStoppedLeading callback must not be nil');
     const lock = options.lock as ResourceLock | undefined;
     if (lock === undefined || lock === null) throw invalid('Lock must not be nil.');
     if (typeof lock.identity !== 'string' || lock.identity === '') throw invalid('Lock identity is empty');
@@ -129,7 +140,11 @@ export class LeaderElector {
     this.#clock = options.clock ?? realClock;
     this.#random = options.random ?? Math.random;
     this.#callbacks = options.callbacks;
-    this.#logger = componentLogger(options.logger, { component: 'leader-election', lock: lock.describe(), identity: lock.identity });
+    this.#logger = componentLogger(options.logger, {
+      component: 'leader-election',
+      lock: lock.describe(),
+      identity: lock.identity,
+    });
   }
 
   /** This candidate's identity (the lock's). */
@@ -157,9 +172,17 @@ export class LeaderElector {
     if (!this.isLeader()) return undefined;
     const sinceMs = this.#clock.now() - this.#observedTime;
     if (sinceMs <= this.#leaseDurationMs + maxTolerableExpiredMs) return undefined;
-    return new KinformerError(ErrorCodes.LEADER_ELECTION, `failed election to renew leadership on lease ${this.#name}`, {
-      details: { sinceLastRenewalMs: sinceMs, leaseDurationMs: this.#leaseDurationMs, maxTolerableExpiredMs },
-    });
+    return new KinformerError(
+      ErrorCodes.LEADER_ELECTION,
+      `failed election to renew leadership on lease ${this.#name}`,
+      {
+        details: {
+          sinceLastRenewalMs: sinceMs,
+          leaseDurationMs: this.#leaseDurationMs,
+          maxTolerableExpiredMs,
+        },
+      },
+    );
   }
 
   /**
@@ -171,7 +194,11 @@ export class LeaderElector {
    * while leading. API errors never reject `run`: they are logged and retried.
    */
   async run(signal: AbortSignal): Promise<void> {
-    if (this.#running) throw new KinformerError(ErrorCodes.ALREADY_STARTED, `leader election on ${this.#name} is already running`);
+    if (this.#running)
+      throw new KinformerError(
+        ErrorCodes.ALREADY_STARTED,
+        `leader election on ${this.#name} is already running`,
+      );
     this.#running = true;
     let failure: { error: unknown } | undefined;
     try {
@@ -249,7 +276,11 @@ export class LeaderElector {
       this.#maybeReportTransition();
       if (!renewed) {
         if (signal.aborted) this.#logger.info('stopping leader election');
-        else this.#logger.info({ holder: this.#observed.holderIdentity }, 'failed to renew lease; leadership lost');
+        else
+          this.#logger.info(
+            { holder: this.#observed.holderIdentity },
+            'failed to renew lease; leadership lost',
+          );
         return;
       }
       this.#logger.trace('successfully renewed lease');
@@ -264,7 +295,12 @@ export class LeaderElector {
     const onAbort = (): void => deadline.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     const timer = this.#clock.setTimeout(() => {
-      deadline.abort(new KinformerError(ErrorCodes.TIMEOUT, `could not renew ${this.#name} within ${this.#renewDeadlineMs} ms`));
+      deadline.abort(
+        new KinformerError(
+          ErrorCodes.TIMEOUT,
+          `could not renew ${this.#name} within ${this.#renewDeadlineMs} ms`,
+        ),
+      );
     }, this.#renewDeadlineMs);
     try {
       for (;;) {
@@ -333,7 +369,10 @@ export class LeaderElector {
     // 3. Record what we read, timed by our clock if it changed; respect a live holder.
     this.#observeRead(old);
     if (old.holderIdentity !== '' && this.#isLeaseValid(now) && !this.isLeader()) {
-      this.#logger.debug({ holder: old.holderIdentity }, 'lock is held by another candidate and has not yet expired');
+      this.#logger.debug(
+        { holder: old.holderIdentity },
+        'lock is held by another candidate and has not yet expired',
+      );
       return false;
     }
 
@@ -360,7 +399,12 @@ export class LeaderElector {
     if (!this.isLeader()) return true;
     const deadline = new AbortController();
     const timer = this.#clock.setTimeout(() => {
-      deadline.abort(new KinformerError(ErrorCodes.TIMEOUT, `could not release ${this.#name} within ${this.#renewDeadlineMs} ms`));
+      deadline.abort(
+        new KinformerError(
+          ErrorCodes.TIMEOUT,
+          `could not release ${this.#name} within ${this.#renewDeadlineMs} ms`,
+        ),
+      );
     }, this.#renewDeadlineMs);
     const signal = deadline.signal;
     try {
@@ -421,7 +465,8 @@ export class LeaderElector {
 
   /** A 409 is a lost race, not an error: debug. Anything else: error. */
   #logFailure(err: unknown, message: string): void {
-    if (isKinformerError(err, ErrorCodes.CONFLICT)) this.#logger.debug({ err }, `${message} (conflict: another candidate wrote first)`);
+    if (isKinformerError(err, ErrorCodes.CONFLICT))
+      this.#logger.debug({ err }, `${message} (conflict: another candidate wrote first)`);
     else this.#logger.error({ err }, message);
   }
 
@@ -440,10 +485,13 @@ export class LeaderElector {
 function bounded<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
     promise.catch(() => undefined);
-    return Promise.reject(new KinformerError(ErrorCodes.ABORTED, 'the operation was aborted', { cause: signal.reason }));
+    return Promise.reject(
+      new KinformerError(ErrorCodes.ABORTED, 'the operation was aborted', { cause: signal.reason }),
+    );
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new KinformerError(ErrorCodes.ABORTED, 'the operation was aborted', { cause: signal.reason }));
+    const onAbort = (): void =>
+      reject(new KinformerError(ErrorCodes.ABORTED, 'the operation was aborted', { cause: signal.reason }));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {

@@ -1,7 +1,12 @@
 import { ErrorCodes, KinformerError } from '@kinformer/core';
 import { ApiException, KubeConfig, V1MicroTime } from '@kubernetes/client-node';
 import type { V1LeaseSpec } from '@kubernetes/client-node';
-import { leaderElectionRecordToLeaseSpec, LeaseLock, leaseLockError, leaseSpecToLeaderElectionRecord } from './leaseLock.js';
+import {
+  leaderElectionRecordToLeaseSpec,
+  LeaseLock,
+  leaseLockError,
+  leaseSpecToLeaderElectionRecord,
+} from './leaseLock.js';
 import type { LeaderElectionRecord } from './resourceLock.js';
 import { leaderElectionRecordKey } from './resourceLock.js';
 
@@ -38,8 +43,17 @@ describe('Lease spec conversion', () => {
   });
 
   test('empty strategy/preferredHolder and absent times are not written; an empty holder is', () => {
-    const spec = leaderElectionRecordToLeaseSpec({ holderIdentity: '', leaseDurationSeconds: 1, leaderTransitions: 0, strategy: '' });
-    expect(JSON.parse(JSON.stringify(spec))).toEqual({ holderIdentity: '', leaseDurationSeconds: 1, leaseTransitions: 0 });
+    const spec = leaderElectionRecordToLeaseSpec({
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      leaderTransitions: 0,
+      strategy: '',
+    });
+    expect(JSON.parse(JSON.stringify(spec))).toEqual({
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      leaseTransitions: 0,
+    });
   });
 
   test('reads MicroTime strings as client-node 2.x hands them back, and Dates', () => {
@@ -60,50 +74,106 @@ describe('Lease spec conversion', () => {
   });
 
   test('missing fields read as empty holder, 0 and absent times; null or unparsable times as absent', () => {
-    expect(leaseSpecToLeaderElectionRecord(undefined)).toEqual({ holderIdentity: '', leaseDurationSeconds: 0, leaderTransitions: 0 });
-    const spec = { acquireTime: null as unknown as V1MicroTime, renewTime: 'yesterday' as unknown as V1MicroTime } satisfies V1LeaseSpec;
-    expect(leaseSpecToLeaderElectionRecord(spec)).toEqual({ holderIdentity: '', leaseDurationSeconds: 0, leaderTransitions: 0 });
+    expect(leaseSpecToLeaderElectionRecord(undefined)).toEqual({
+      holderIdentity: '',
+      leaseDurationSeconds: 0,
+      leaderTransitions: 0,
+    });
+    const spec = {
+      acquireTime: null as unknown as V1MicroTime,
+      renewTime: 'yesterday' as unknown as V1MicroTime,
+    } satisfies V1LeaseSpec;
+    expect(leaseSpecToLeaderElectionRecord(spec)).toEqual({
+      holderIdentity: '',
+      leaseDurationSeconds: 0,
+      leaderTransitions: 0,
+    });
   });
 
   test('leaderElectionRecordKey is equal exactly for equal records', () => {
     const copy: LeaderElectionRecord = { ...record, acquireTime: new Date(record.acquireTime!.getTime()) };
     expect(leaderElectionRecordKey(copy)).toBe(leaderElectionRecordKey(record));
-    expect(leaderElectionRecordKey({ ...record, renewTime: new Date(record.renewTime!.getTime() + 1) })).not.toBe(leaderElectionRecordKey(record));
-    expect(leaderElectionRecordKey({ ...record, leaderTransitions: 5 })).not.toBe(leaderElectionRecordKey(record));
-    expect(leaderElectionRecordKey({ ...record, preferredHolder: undefined })).not.toBe(leaderElectionRecordKey(record));
+    expect(
+      leaderElectionRecordKey({ ...record, renewTime: new Date(record.renewTime!.getTime() + 1) }),
+    ).not.toBe(leaderElectionRecordKey(record));
+    expect(leaderElectionRecordKey({ ...record, leaderTransitions: 5 })).not.toBe(
+      leaderElectionRecordKey(record),
+    );
+    expect(leaderElectionRecordKey({ ...record, preferredHolder: undefined })).not.toBe(
+      leaderElectionRecordKey(record),
+    );
   });
 });
 
 describe('leaseLockError: client-node errors → KinformerError codes', () => {
   const statusBody = (code: number, reason: string, message: string): string =>
-    JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+    JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason,
+      code,
+    });
 
   test('404 → ERR_NOT_FOUND keeping the Status', () => {
-    const err = leaseLockError(new ApiException(404, 'Unknown API Status Code!', statusBody(404, 'NotFound', 'leases.coordination.k8s.io "le" not found'), {}), 'default/le');
-    expect(err).toMatchObject({ code: ErrorCodes.NOT_FOUND, httpStatus: 404, message: 'leases.coordination.k8s.io "le" not found' });
+    const err = leaseLockError(
+      new ApiException(
+        404,
+        'Unknown API Status Code!',
+        statusBody(404, 'NotFound', 'leases.coordination.k8s.io "le" not found'),
+        {},
+      ),
+      'default/le',
+    );
+    expect(err).toMatchObject({
+      code: ErrorCodes.NOT_FOUND,
+      httpStatus: 404,
+      message: 'leases.coordination.k8s.io "le" not found',
+    });
     expect(err.status?.reason).toBe('NotFound');
     expect(err.details).toEqual({ lock: 'default/le' });
   });
 
   test('409 → ERR_CONFLICT, for a stale update (Conflict) and an existing lease (AlreadyExists)', () => {
-    const stale = leaseLockError(new ApiException(409, 'x', statusBody(409, 'Conflict', 'the object has been modified'), {}), 'default/le');
-    const exists = leaseLockError(new ApiException(409, 'x', statusBody(409, 'AlreadyExists', 'already exists'), {}), 'default/le');
+    const stale = leaseLockError(
+      new ApiException(409, 'x', statusBody(409, 'Conflict', 'the object has been modified'), {}),
+      'default/le',
+    );
+    const exists = leaseLockError(
+      new ApiException(409, 'x', statusBody(409, 'AlreadyExists', 'already exists'), {}),
+      'default/le',
+    );
     expect([stale.code, exists.code]).toEqual([ErrorCodes.CONFLICT, ErrorCodes.CONFLICT]);
     expect(stale.status?.reason).toBe('Conflict');
   });
 
   test('other Status answers go through KinformerError.fromStatus', () => {
-    const err = leaseLockError(new ApiException(500, 'x', statusBody(500, 'InternalError', 'etcd is sad'), {}), 'default/le');
+    const err = leaseLockError(
+      new ApiException(500, 'x', statusBody(500, 'InternalError', 'etcd is sad'), {}),
+      'default/le',
+    );
     expect(err).toMatchObject({ code: ErrorCodes.INTERNAL, httpStatus: 500, message: 'etcd is sad' });
-    const forbidden = leaseLockError(new ApiException(403, 'x', statusBody(403, 'Forbidden', 'no'), {}), 'default/le');
+    const forbidden = leaseLockError(
+      new ApiException(403, 'x', statusBody(403, 'Forbidden', 'no'), {}),
+      'default/le',
+    );
     expect(forbidden.code).toBe(ErrorCodes.FORBIDDEN);
   });
 
   test('answers without a Status body get the code of their HTTP status', () => {
-    expect(leaseLockError(new ApiException(401, 'Unauthorized', undefined, {}), 'default/le').code).toBe(ErrorCodes.UNAUTHORIZED);
-    const tooMany = leaseLockError(new ApiException(429, 'x', 'Too many requests, please try again later.\n', {}), 'default/le');
+    expect(leaseLockError(new ApiException(401, 'Unauthorized', undefined, {}), 'default/le').code).toBe(
+      ErrorCodes.UNAUTHORIZED,
+    );
+    const tooMany = leaseLockError(
+      new ApiException(429, 'x', 'Too many requests, please try again later.\n', {}),
+      'default/le',
+    );
     expect(tooMany).toMatchObject({ code: ErrorCodes.TOO_MANY_REQUESTS, httpStatus: 429 });
-    expect(leaseLockError(new ApiException(404, 'x', '404 page not found', {}), 'default/le').code).toBe(ErrorCodes.NOT_FOUND);
+    expect(leaseLockError(new ApiException(404, 'x', '404 page not found', {}), 'default/le').code).toBe(
+      ErrorCodes.NOT_FOUND,
+    );
   });
 
   test('an aborted request → ERR_ABORTED; a network failure → ERR_CONNECTION; a KinformerError passes through', () => {
@@ -112,7 +182,10 @@ describe('leaseLockError: client-node errors → KinformerError codes', () => {
     const abortErr = Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
     expect(leaseLockError(abortErr, 'default/le', controller.signal).code).toBe(ErrorCodes.ABORTED);
     const conn = leaseLockError(new TypeError('fetch failed'), 'default/le');
-    expect(conn).toMatchObject({ code: ErrorCodes.CONNECTION, message: 'request for lease default/le failed: fetch failed' });
+    expect(conn).toMatchObject({
+      code: ErrorCodes.CONNECTION,
+      message: 'request for lease default/le failed: fetch failed',
+    });
     const own = new KinformerError(ErrorCodes.TIMEOUT, 'slow');
     expect(leaseLockError(own, 'default/le')).toBe(own);
   });
@@ -138,7 +211,10 @@ describe('LeaseLock without a server', () => {
 
   test('update before any get or create rejects with ERR_LEADER_ELECTION, without a request', async () => {
     const lock = new LeaseLock(kubeConfig(), { namespace: 'kube-system', name: 'ctrl', identity: 'pod-a' });
-    await expect(lock.update(record)).rejects.toMatchObject({ code: ErrorCodes.LEADER_ELECTION, message: 'lease not initialized, call get or create first' });
+    await expect(lock.update(record)).rejects.toMatchObject({
+      code: ErrorCodes.LEADER_ELECTION,
+      message: 'lease not initialized, call get or create first',
+    });
   });
 
   test('an already aborted signal rejects with ERR_ABORTED without a request', async () => {

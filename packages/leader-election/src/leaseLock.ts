@@ -75,9 +75,13 @@ export class LeaseLock implements ResourceLock {
   async update(record: LeaderElectionRecord, options: LockOperationOptions = {}): Promise<void> {
     const current = this.#lease;
     if (current === undefined) {
-      throw new KinformerError(ErrorCodes.LEADER_ELECTION, 'lease not initialized, call get or create first', {
-        details: { lock: this.describe() },
-      });
+      throw new KinformerError(
+        ErrorCodes.LEADER_ELECTION,
+        'lease not initialized, call get or create first',
+        {
+          details: { lock: this.describe() },
+        },
+      );
     }
     const body: V1Lease = { ...current, spec: leaderElectionRecordToLeaseSpec(record) };
     this.#lease = await this.#call(options.signal, (opts) =>
@@ -90,7 +94,10 @@ export class LeaseLock implements ResourceLock {
     return `${this.namespace}/${this.name}`;
   }
 
-  async #call<T>(signal: AbortSignal | undefined, request: (options: ConfigurationOptions | undefined) => Promise<T>): Promise<T> {
+  async #call<T>(
+    signal: AbortSignal | undefined,
+    request: (options: ConfigurationOptions | undefined) => Promise<T>,
+  ): Promise<T> {
     if (signal?.aborted) throw abortError(signal);
     try {
       return await request(signalOptions(signal));
@@ -130,17 +137,31 @@ export function leaseLockError(err: unknown, lock: string, signal?: AbortSignal)
       return new KinformerError(ErrorCodes.NOT_FOUND, status?.message ?? `lease ${lock} not found`, options);
     }
     if (httpStatus === 409) {
-      return new KinformerError(ErrorCodes.CONFLICT, status?.message ?? `lease ${lock} was modified or already exists`, options);
+      return new KinformerError(
+        ErrorCodes.CONFLICT,
+        status?.message ?? `lease ${lock} was modified or already exists`,
+        options,
+      );
     }
     if (status !== undefined) return KinformerError.fromStatus(status, { cause: err, httpStatus, details });
     const code = KinformerError.fromStatus({ code: httpStatus }).code;
-    return new KinformerError(code, `the server answered ${httpStatus} for lease ${lock}`, { cause: err, httpStatus, details });
+    return new KinformerError(code, `the server answered ${httpStatus} for lease ${lock}`, {
+      cause: err,
+      httpStatus,
+      details,
+    });
   }
   if (signal?.aborted || (err instanceof Error && err.name === 'AbortError')) {
-    return new KinformerError(ErrorCodes.ABORTED, `the request for lease ${lock} was aborted`, { cause: signal?.reason ?? err, details });
+    return new KinformerError(ErrorCodes.ABORTED, `the request for lease ${lock} was aborted`, {
+      cause: signal?.reason ?? err,
+      details,
+    });
   }
   const message = err instanceof Error ? err.message : String(err);
-  return new KinformerError(ErrorCodes.CONNECTION, `request for lease ${lock} failed: ${message}`, { cause: err, details });
+  return new KinformerError(ErrorCodes.CONNECTION, `request for lease ${lock} failed: ${message}`, {
+    cause: err,
+    details,
+  });
 }
 
 /** The Status in an ApiException body: client-node 2.x hands error bodies over as text. */
@@ -156,7 +177,9 @@ function statusOf(body: unknown): Status | undefined {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const v = value as Record<string, unknown>;
-  const looksLikeStatus = v.kind === 'Status' || (v.status === 'Failure' && (typeof v.code === 'number' || typeof v.reason === 'string'));
+  const looksLikeStatus =
+    v.kind === 'Status' ||
+    (v.status === 'Failure' && (typeof v.code === 'number' || typeof v.reason === 'string'));
   return looksLikeStatus ? v : undefined;
 }
 

@@ -24,10 +24,19 @@ export interface RunLeaderElectionOptions
  *   onStoppedLeading: () => process.exit(0),
  * }, signal);
  */
-export function runLeaderElection(kubeConfig: KubeConfig, options: RunLeaderElectionOptions, signal: AbortSignal): Promise<void> {
-  const { namespace, name, identity, onStartedLeading, onStoppedLeading, onNewLeader, ...electorOptions } = options;
+export function runLeaderElection(
+  kubeConfig: KubeConfig,
+  options: RunLeaderElectionOptions,
+  signal: AbortSignal,
+): Promise<void> {
+  const { namespace, name, identity, onStartedLeading, onStoppedLeading, onNewLeader, ...electorOptions } =
+    options;
   const lock = new LeaseLock(kubeConfig, { namespace, name, identity });
-  const callbacks: LeaderCallbacks = { onStartedLeading, onStoppedLeading, ...(onNewLeader === undefined ? {} : { onNewLeader }) };
+  const callbacks: LeaderCallbacks = {
+    onStartedLeading,
+    onStoppedLeading,
+    ...(onNewLeader === undefined ? {} : { onNewLeader }),
+  };
   const elector = new LeaderElector({ ...electorOptions, lock, callbacks });
   return elector.run(signal);
 }

@@ -26,8 +26,7 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
  * end of a streaming list, the annotation `k8s.io/initial-events-end: "true"`).
  */
 export type WatchEvent<T> =
-  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T }
-  | { type: 'BOOKMARK'; object: KubeObject };
+  { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T } | { type: 'BOOKMARK'; object: KubeObject };
 
 /** Per-call context: the signal that cancels the request (and ends a watch stream). */
 export interface RequestContext {

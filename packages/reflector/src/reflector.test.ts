@@ -674,11 +674,17 @@ describe('Reflector: internal errors (client-go TestRetryInternalError)', () => 
   });
 
   it.each([
-    ['500 ServerTimeout', 'ServerTimeout', 'The list operation against pods could not be completed at this time, please try again.'],
+    [
+      '500 ServerTimeout',
+      'ServerTimeout',
+      'The list operation against pods could not be completed at this time, please try again.',
+    ],
     ['500 StorageReadError', 'StorageReadError', 'corrupt object'],
   ])('does not count a %s as an internal error: it relists at once', async (_name, reason, message) => {
     // client-go's IsInternalError is false for both (they are known reasons other than InternalError).
-    expect((await countWatchesBeforeRelist(30_000, undefined, () => status(500, reason, message))) - 1).toBe(0);
+    expect((await countWatchesBeforeRelist(30_000, undefined, () => status(500, reason, message))) - 1).toBe(
+      0,
+    );
   });
 
   it('counts a 500 without a reason as an internal error, as client-go does', async () => {
@@ -1336,14 +1342,21 @@ describe('Reflector: malformed watch streams', () => {
     expect(rvs(h.lw.watchCalls)).toEqual(['1', '2']);
     expect(h.lw.listCalls).toHaveLength(1);
     await h.clock.tick(h.backoff.delays[1]);
-    const w3 = await h.lw.nextWatch().then(() => h.lw.nextWatch()).then(() => h.lw.nextWatch());
+    const w3 = await h.lw
+      .nextWatch()
+      .then(() => h.lw.nextWatch())
+      .then(() => h.lw.nextWatch());
     expect(rvs(h.lw.listCalls)).toEqual(['0', '2']); // the relist asks for "not older than" the last good RV
     expect(w3.options.resourceVersion).toBe('7');
     expect(h.store.contents()).toEqual(['a@2', 'big@6']);
     expect(h.reflector.stats()).toMatchObject({ malformed: 2, relists: 1 });
     expect(h.handled).toEqual([]); // errors during a watch never reach the handler
     expect(lines.filter((l) => l.level === WARN).map((l) => [l.code, l.resourceVersion, l.msg])).toEqual([
-      [ErrorCodes.WATCH_LINE_TOO_LARGE, '2', 'bad watch event; ending this watch and resuming from the last good resourceVersion'],
+      [
+        ErrorCodes.WATCH_LINE_TOO_LARGE,
+        '2',
+        'bad watch event; ending this watch and resuming from the last good resourceVersion',
+      ],
       [ErrorCodes.WATCH_LINE_TOO_LARGE, '2', 'bad watch event again at the same resourceVersion; relisting'],
     ]);
     await h.stop();

@@ -1047,7 +1047,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
    * word. Logged at warn (code and messages only: no request options, no credentials) and passed to
    * the watch error handler.
    */
-  private reportWatchStartConnectionFailure(err: KinformerError, resourceVersion: string, what: string): void {
+  private reportWatchStartConnectionFailure(
+    err: KinformerError,
+    resourceVersion: string,
+    what: string,
+  ): void {
     const cause = messageOf(err.cause);
     this.logger.warn(
       {

@@ -3,7 +3,12 @@ import type { ResourceRegistry, ResourceType } from './resourceRegistry.js';
 
 /** A request path, resolved against the registered types (`/api/v1/namespaces/{ns}/pods/{name}/status`). */
 export type ApiPath =
-  | { kind: 'discovery'; document: 'api' | 'apiVersion' | 'apis' | 'group' | 'groupVersion' | 'version' | 'health'; group: string; version: string }
+  | {
+      kind: 'discovery';
+      document: 'api' | 'apiVersion' | 'apis' | 'group' | 'groupVersion' | 'version' | 'health';
+      group: string;
+      version: string;
+    }
   | {
       kind: 'resource';
       type: ResourceType;
@@ -50,7 +55,9 @@ function resourcePath(registry: ResourceRegistry, group: string, version: string
   const type = registry.lookup(group, version, first);
   if (!type) return UNKNOWN;
   if (type.namespaced) {
-    return rest.length === 1 ? { kind: 'resource', type, namespace: undefined, name: undefined, subresource: undefined, forceWatch } : UNKNOWN;
+    return rest.length === 1
+      ? { kind: 'resource', type, namespace: undefined, name: undefined, subresource: undefined, forceWatch }
+      : UNKNOWN;
   }
   if (rest.length > 3) return UNKNOWN;
   const subresource = rest[2];
@@ -63,30 +70,41 @@ export function parseApiPath(pathname: string, registry: ResourceRegistry): ApiP
   const segments = segmentsOf(pathname);
   if (!segments) return UNKNOWN;
   const [root, a, b] = segments;
-  const discovery = (document: Extract<ApiPath, { kind: 'discovery' }>['document'], group = '', version = ''): ApiPath => ({
+  const discovery = (
+    document: Extract<ApiPath, { kind: 'discovery' }>['document'],
+    group = '',
+    version = '',
+  ): ApiPath => ({
     kind: 'discovery',
     document,
     group,
     version,
   });
   if (root === 'version' && segments.length === 1) return discovery('version');
-  if ((root === 'healthz' || root === 'readyz' || root === 'livez') && segments.length === 1) return discovery('health');
+  if ((root === 'healthz' || root === 'readyz' || root === 'livez') && segments.length === 1)
+    return discovery('health');
   if (root === 'api') {
     if (a === undefined) return discovery('api');
-    if (segments.length === 2) return registry.hasGroupVersion('', a) ? discovery('apiVersion', '', a) : UNKNOWN;
+    if (segments.length === 2)
+      return registry.hasGroupVersion('', a) ? discovery('apiVersion', '', a) : UNKNOWN;
     return resourcePath(registry, '', a, segments.slice(2));
   }
   if (root === 'apis') {
     if (a === undefined) return discovery('apis');
     if (b === undefined) return discovery('group', a);
-    if (segments.length === 3) return registry.hasGroupVersion(a, b) ? discovery('groupVersion', a, b) : UNKNOWN;
+    if (segments.length === 3)
+      return registry.hasGroupVersion(a, b) ? discovery('groupVersion', a, b) : UNKNOWN;
     return resourcePath(registry, a, b, segments.slice(3));
   }
   return UNKNOWN;
 }
 
 /** The verb of a request on a resource path (undefined: method not allowed there). */
-export function verbOf(method: string, path: Extract<ApiPath, { kind: 'resource' }>, watchParam: boolean): RequestVerb | undefined {
+export function verbOf(
+  method: string,
+  path: Extract<ApiPath, { kind: 'resource' }>,
+  watchParam: boolean,
+): RequestVerb | undefined {
   const named = path.name !== undefined;
   switch (method) {
     case 'GET':

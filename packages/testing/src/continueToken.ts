@@ -42,14 +42,19 @@ export function decodeContinueToken(token: string): ContinueToken | KinformerErr
     return fail(`${INVALID}: ${(err as Error).message}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return fail(`${INVALID}: json: cannot unmarshal ${Array.isArray(parsed) ? 'array' : typeof parsed} into Go value of type storage.continueToken`);
+    return fail(
+      `${INVALID}: json: cannot unmarshal ${Array.isArray(parsed) ? 'array' : typeof parsed} into Go value of type storage.continueToken`,
+    );
   }
   const { v, rv, start } = parsed as { v?: unknown; rv?: unknown; start?: unknown };
   if (v !== 'meta.k8s.io/v1') {
-    return fail(`${INVALID}: server does not recognize this encoded version ${typeof v === 'string' ? v : ''}`);
+    return fail(
+      `${INVALID}: server does not recognize this encoded version ${typeof v === 'string' ? v : ''}`,
+    );
   }
   const revision = typeof rv === 'number' && Number.isInteger(rv) ? rv : 0;
-  if (revision === 0) return fail(`${INVALID}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`);
+  if (revision === 0)
+    return fail(`${INVALID}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`);
   const key = typeof start === 'string' ? start : '';
   if (key === '') return fail(`${INVALID}: encoded start key empty (version meta.k8s.io/v1)`);
   const rooted = key.startsWith('/') ? key : `/${key}`;

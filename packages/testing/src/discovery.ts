@@ -62,7 +62,9 @@ export function groupList(registry: ResourceRegistry): unknown {
 /** `GET /apis/<g>`: `APIGroup`, or undefined for an unknown group. */
 export function group(registry: ResourceRegistry, name: string): unknown {
   const versions = groupVersions(registry).get(name);
-  return versions === undefined ? undefined : { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(name, versions) };
+  return versions === undefined
+    ? undefined
+    : { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(name, versions) };
 }
 
 /** `GET /version`. */

@@ -1,5 +1,12 @@
 import { ErrorCodes, FakeClock, isKinformerError, type KubeObject } from '@kinformer/core';
-import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, Watch, type V1Lease, type V1Pod } from '@kubernetes/client-node';
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  Watch,
+  type V1Lease,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { FakeApiServer, FakeClock as ReexportedClock, FakeListerWatcher } from './index.js';
 import { pod, request, send } from './wire.test.helpers.js';
 
@@ -25,7 +32,12 @@ describe('create (POST)', () => {
     expect(res.json).toMatchObject({
       kind: 'Pod',
       apiVersion: 'v1',
-      metadata: { name: 'a', namespace: 'default', resourceVersion: String(before + 1), creationTimestamp: '2026-03-04T05:06:07Z' },
+      metadata: {
+        name: 'a',
+        namespace: 'default',
+        resourceVersion: String(before + 1),
+        creationTimestamp: '2026-03-04T05:06:07Z',
+      },
     });
     expect(Object.keys(res.json)).toEqual(['kind', 'apiVersion', 'metadata', 'spec']);
     expect((res.json.metadata as { uid: string }).uid).toMatch(/^[0-9a-f-]{36}$/);
@@ -41,7 +53,9 @@ describe('create (POST)', () => {
       '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \\"a\\" already exists","reason":"AlreadyExists","details":{"name":"a","kind":"pods"},"code":409}\n',
     );
     server.create('deployments.apps', { metadata: { name: 'd' }, spec: {} });
-    const dep = await send(`${server.url}/apis/apps/v1/namespaces/default/deployments`, 'POST', { metadata: { name: 'd' } });
+    const dep = await send(`${server.url}/apis/apps/v1/namespaces/default/deployments`, 'POST', {
+      metadata: { name: 'd' },
+    });
     expect(dep.json.message).toBe('deployments.apps "d" already exists');
     expect(dep.json.details).toEqual({ name: 'd', group: 'apps', kind: 'deployments' });
   });
@@ -61,8 +75,14 @@ describe('create (POST)', () => {
     server = await FakeApiServer.start();
     const res = await send(`${server.url}${PODS}`, 'POST', pod('a', 'other'));
     expect(res.status).toBe(400);
-    expect(res.json.message).toBe('the namespace of the provided object does not match the namespace sent on the request');
-    const bad = await request(`${server.url}${PODS}`, { method: 'POST', body: '{not json', headers: { 'Content-Type': 'application/json' } });
+    expect(res.json.message).toBe(
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
+    const bad = await request(`${server.url}${PODS}`, {
+      method: 'POST',
+      body: '{not json',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
   });
 });
@@ -84,10 +104,18 @@ describe('get (GET one)', () => {
   test('metadata-only GET answers PartialObjectMetadata; the list form is 406', async () => {
     server = await FakeApiServer.start();
     server.create('pods', pod('a', 'default', { labels: { x: 'y' } }));
-    const res = await request(`${server.url}${PODS}/a`, { headers: { Accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' } });
-    expect(res.json).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name: 'a', labels: { x: 'y' } } });
+    const res = await request(`${server.url}${PODS}/a`, {
+      headers: { Accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' },
+    });
+    expect(res.json).toMatchObject({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: { name: 'a', labels: { x: 'y' } },
+    });
     expect(res.json).not.toHaveProperty('spec');
-    const list = await request(`${server.url}${PODS}/a`, { headers: { Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1' } });
+    const list = await request(`${server.url}${PODS}/a`, {
+      headers: { Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1' },
+    });
     expect(list.status).toBe(406);
   });
 });
@@ -142,7 +170,10 @@ describe('update (PUT)', () => {
       status: { phase: 'Running' },
     });
     expect(status.status).toBe(200);
-    expect(status.json).toMatchObject({ status: { phase: 'Running' }, spec: { containers: [{ name: 'c' }] } });
+    expect(status.json).toMatchObject({
+      status: { phase: 'Running' },
+      spec: { containers: [{ name: 'c' }] },
+    });
     expect((status.json.metadata as Record<string, unknown>).labels).toBeUndefined();
   });
 });
@@ -151,11 +182,24 @@ describe('patch (PATCH)', () => {
   test('merge patch, strategic merge patch (as merge for maps) and JSON patch', async () => {
     server = await FakeApiServer.start();
     server.create('pods', pod('a', 'default', { labels: { keep: 'yes', drop: 'yes' } }));
-    const merge = await send(`${server.url}${PODS}/a`, 'PATCH', { metadata: { labels: { drop: null, added: '1' } } }, 'application/merge-patch+json');
+    const merge = await send(
+      `${server.url}${PODS}/a`,
+      'PATCH',
+      { metadata: { labels: { drop: null, added: '1' } } },
+      'application/merge-patch+json',
+    );
     expect(merge.status).toBe(200);
     expect((merge.json.metadata as { labels: unknown }).labels).toEqual({ keep: 'yes', added: '1' });
-    const strategic = await send(`${server.url}${PODS}/a`, 'PATCH', { spec: { nodeName: 'n1' } }, 'application/strategic-merge-patch+json');
-    expect(strategic.json.spec).toMatchObject({ nodeName: 'n1', containers: [{ name: 'c', image: 'nginx' }] });
+    const strategic = await send(
+      `${server.url}${PODS}/a`,
+      'PATCH',
+      { spec: { nodeName: 'n1' } },
+      'application/strategic-merge-patch+json',
+    );
+    expect(strategic.json.spec).toMatchObject({
+      nodeName: 'n1',
+      containers: [{ name: 'c', image: 'nginx' }],
+    });
     const json = await send(
       `${server.url}${PODS}/a`,
       'PATCH',
@@ -168,15 +212,28 @@ describe('patch (PATCH)', () => {
       'application/json-patch+json',
     );
     expect(json.status).toBe(200);
-    expect(json.json).toMatchObject({ spec: { containers: [{ image: 'redis' }] }, metadata: { annotations: { 'a/b': 'c' }, labels: { added: '1' } } });
-    const failed = await send(`${server.url}${PODS}/a`, 'PATCH', [{ op: 'test', path: '/spec/nodeName', value: 'x' }], 'application/json-patch+json');
+    expect(json.json).toMatchObject({
+      spec: { containers: [{ image: 'redis' }] },
+      metadata: { annotations: { 'a/b': 'c' }, labels: { added: '1' } },
+    });
+    const failed = await send(
+      `${server.url}${PODS}/a`,
+      'PATCH',
+      [{ op: 'test', path: '/spec/nodeName', value: 'x' }],
+      'application/json-patch+json',
+    );
     expect(failed.status).toBe(422);
   });
 
   test('a resourceVersion in the patch is a precondition; other media types are 415; a missing object is 404', async () => {
     server = await FakeApiServer.start();
     server.create('pods', pod('a'));
-    const stale = await send(`${server.url}${PODS}/a`, 'PATCH', { metadata: { resourceVersion: '1', labels: { x: 'y' } } }, 'application/merge-patch+json');
+    const stale = await send(
+      `${server.url}${PODS}/a`,
+      'PATCH',
+      { metadata: { resourceVersion: '1', labels: { x: 'y' } } },
+      'application/merge-patch+json',
+    );
     expect(stale.status).toBe(409);
     const apply = await send(`${server.url}${PODS}/a`, 'PATCH', {}, 'application/apply-patch+yaml');
     expect(apply.status).toBe(415);
@@ -208,7 +265,10 @@ describe('delete (DELETE)', () => {
     server.create('configmaps', { metadata: { name: 'cm', finalizers: ['example.com/hold'] } });
     const res = await request(`${server.url}/api/v1/namespaces/default/configmaps/cm`, { method: 'DELETE' });
     expect(res.status).toBe(200);
-    expect(res.json.metadata).toMatchObject({ deletionTimestamp: expect.any(String), deletionGracePeriodSeconds: 0 });
+    expect(res.json.metadata).toMatchObject({
+      deletionTimestamp: expect.any(String),
+      deletionGracePeriodSeconds: 0,
+    });
     expect(server.list('configmaps')).toHaveLength(1);
     server.patch('configmaps', 'default/cm', { metadata: { finalizers: null } });
     expect(server.list('configmaps')).toEqual([]);
@@ -218,9 +278,14 @@ describe('delete (DELETE)', () => {
     server = await FakeApiServer.start();
     server.create('pods', pod('a', 'default', { labels: { app: 'x' } }));
     server.create('pods', pod('b'));
-    const res = await request(`${server.url}${PODS}/a`, { method: 'DELETE', body: JSON.stringify({ preconditions: { uid: 'nope' } }) });
+    const res = await request(`${server.url}${PODS}/a`, {
+      method: 'DELETE',
+      body: JSON.stringify({ preconditions: { uid: 'nope' } }),
+    });
     expect(res.status).toBe(409);
-    expect(res.json.message).toMatch(/^Operation cannot be fulfilled on pods "a": Precondition failed: UID in precondition: nope, UID in object meta: /);
+    expect(res.json.message).toMatch(
+      /^Operation cannot be fulfilled on pods "a": Precondition failed: UID in precondition: nope, UID in object meta: /,
+    );
     const col = await request(`${server.url}${PODS}?labelSelector=app%3Dx`, { method: 'DELETE' });
     expect(col.status).toBe(200);
     expect(col.json.kind).toBe('PodList');
@@ -231,9 +296,21 @@ describe('delete (DELETE)', () => {
 describe('paths and discovery', () => {
   test('an unknown path, group, version, resource or subresource is a plain-text 404', async () => {
     server = await FakeApiServer.start();
-    for (const path of ['/nope', '/api/v2/pods', '/apis/nope.io/v1/things', '/api/v1/foos', `${PODS}/a/log`, '/api/v1/pods/name']) {
+    for (const path of [
+      '/nope',
+      '/api/v2/pods',
+      '/apis/nope.io/v1/things',
+      '/api/v1/foos',
+      `${PODS}/a/log`,
+      '/api/v1/pods/name',
+    ]) {
       const res = await request(`${server.url}${path}`);
-      expect([path, res.status, res.headers.get('content-type'), res.text]).toEqual([path, 404, 'text/plain; charset=utf-8', '404 page not found\n']);
+      expect([path, res.status, res.headers.get('content-type'), res.text]).toEqual([
+        path,
+        404,
+        'text/plain; charset=utf-8',
+        '404 page not found\n',
+      ]);
     }
     const method = await request(`${server.url}${PODS}`, { method: 'PUT', body: '{}' });
     expect(method.status).toBe(405);
@@ -256,33 +333,68 @@ describe('paths and discovery', () => {
     });
     const apis = await request(`${server.url}/apis`);
     expect((apis.json.groups as Array<{ name: string }>).map((g) => g.name)).toEqual(
-      expect.arrayContaining(['apps', 'batch', 'coordination.k8s.io', 'networking.k8s.io', 'discovery.k8s.io', 'rbac.authorization.k8s.io']),
+      expect.arrayContaining([
+        'apps',
+        'batch',
+        'coordination.k8s.io',
+        'networking.k8s.io',
+        'discovery.k8s.io',
+        'rbac.authorization.k8s.io',
+      ]),
     );
     const apps = await request(`${server.url}/apis/apps`);
-    expect(apps.json).toMatchObject({ kind: 'APIGroup', name: 'apps', preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } });
+    expect(apps.json).toMatchObject({
+      kind: 'APIGroup',
+      name: 'apps',
+      preferredVersion: { groupVersion: 'apps/v1', version: 'v1' },
+    });
     const appsV1 = await request(`${server.url}/apis/apps/v1`);
-    expect((appsV1.json.resources as Array<{ name: string }>).map((r) => r.name)).toEqual(['deployments', 'replicasets', 'statefulsets', 'daemonsets']);
+    expect((appsV1.json.resources as Array<{ name: string }>).map((r) => r.name)).toEqual([
+      'deployments',
+      'replicasets',
+      'statefulsets',
+      'daemonsets',
+    ]);
     const rbac = await request(`${server.url}/apis/rbac.authorization.k8s.io/v1`);
-    expect(rbac.json.resources).toContainEqual(expect.objectContaining({ name: 'clusterroles', namespaced: false }));
+    expect(rbac.json.resources).toContainEqual(
+      expect.objectContaining({ name: 'clusterroles', namespaced: false }),
+    );
     expect((await request(`${server.url}/version`)).json.major).toBe('1');
   });
 
   test('every default type is served', async () => {
     server = await FakeApiServer.start();
     const paths = [
-      '/api/v1/services', '/api/v1/configmaps', '/api/v1/secrets', '/api/v1/nodes', '/api/v1/namespaces', '/api/v1/events',
-      '/api/v1/serviceaccounts', '/api/v1/endpoints', '/apis/apps/v1/replicasets', '/apis/apps/v1/statefulsets',
-      '/apis/apps/v1/daemonsets', '/apis/batch/v1/jobs', '/apis/batch/v1/cronjobs', '/apis/networking.k8s.io/v1/ingresses',
-      '/apis/discovery.k8s.io/v1/endpointslices', '/apis/coordination.k8s.io/v1/leases',
-      '/apis/rbac.authorization.k8s.io/v1/roles', '/apis/rbac.authorization.k8s.io/v1/rolebindings',
-      '/apis/rbac.authorization.k8s.io/v1/clusterroles', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+      '/api/v1/services',
+      '/api/v1/configmaps',
+      '/api/v1/secrets',
+      '/api/v1/nodes',
+      '/api/v1/namespaces',
+      '/api/v1/events',
+      '/api/v1/serviceaccounts',
+      '/api/v1/endpoints',
+      '/apis/apps/v1/replicasets',
+      '/apis/apps/v1/statefulsets',
+      '/apis/apps/v1/daemonsets',
+      '/apis/batch/v1/jobs',
+      '/apis/batch/v1/cronjobs',
+      '/apis/networking.k8s.io/v1/ingresses',
+      '/apis/discovery.k8s.io/v1/endpointslices',
+      '/apis/coordination.k8s.io/v1/leases',
+      '/apis/rbac.authorization.k8s.io/v1/roles',
+      '/apis/rbac.authorization.k8s.io/v1/rolebindings',
+      '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+      '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
     ];
-    for (const path of paths) expect([path, (await request(`${server.url}${path}`)).status]).toEqual([path, 200]);
+    for (const path of paths)
+      expect([path, (await request(`${server.url}${path}`)).status]).toEqual([path, 200]);
   });
 
   test('cluster-scoped types have no namespace in the path or the object', async () => {
     server = await FakeApiServer.start();
-    const res = await send(`${server.url}/api/v1/nodes`, 'POST', { metadata: { name: 'n1', namespace: 'ignored' } });
+    const res = await send(`${server.url}/api/v1/nodes`, 'POST', {
+      metadata: { name: 'n1', namespace: 'ignored' },
+    });
     expect(res.status).toBe(201);
     expect(res.json.metadata).not.toHaveProperty('namespace');
     expect((await request(`${server.url}/api/v1/nodes/n1`)).status).toBe(200);
@@ -296,7 +408,12 @@ describe('leases (leader election)', () => {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: { name: 'ctrl', namespace: 'kube-system', ...(resourceVersion ? { resourceVersion } : {}) },
-    spec: { holderIdentity: holder, leaseDurationSeconds: 15, renewTime: '2026-01-01T00:00:00.123Z', leaseTransitions: 0 },
+    spec: {
+      holderIdentity: holder,
+      leaseDurationSeconds: 15,
+      renewTime: '2026-01-01T00:00:00.123Z',
+      leaseTransitions: 0,
+    },
   });
 
   test('create, get, and update with optimistic concurrency: the loser of a race gets 409', async () => {
@@ -314,7 +431,9 @@ describe('leases (leader election)', () => {
     expect(second.json.message).toBe(
       'Operation cannot be fulfilled on leases.coordination.k8s.io "ctrl": the object has been modified; please apply your changes to the latest version and try again',
     );
-    expect(server.get('leases.coordination.k8s.io', 'kube-system/ctrl')).toMatchObject({ spec: { holderIdentity: 'b' } });
+    expect(server.get('leases.coordination.k8s.io', 'kube-system/ctrl')).toMatchObject({
+      spec: { holderIdentity: 'b' },
+    });
   });
 
   test('an update without resourceVersion is 422, as the lease strategy forbids unconditional updates', async () => {
@@ -331,14 +450,32 @@ describe('leases (leader election)', () => {
 describe('in-process API', () => {
   test('create/get/update/patch/delete/list work on any registered type and return copies', async () => {
     server = await FakeApiServer.start();
-    server.registerResource({ group: 'example.com', version: 'v1alpha1', resource: 'gadgets', kind: 'Gadget', namespaced: false, customResource: true });
-    const g = server.create({ group: 'example.com', version: 'v1alpha1', resource: 'gadgets' }, { metadata: { name: 'g' }, spec: { size: 1 } });
+    server.registerResource({
+      group: 'example.com',
+      version: 'v1alpha1',
+      resource: 'gadgets',
+      kind: 'Gadget',
+      namespaced: false,
+      customResource: true,
+    });
+    const g = server.create(
+      { group: 'example.com', version: 'v1alpha1', resource: 'gadgets' },
+      { metadata: { name: 'g' }, spec: { size: 1 } },
+    );
     expect(g).toMatchObject({ kind: 'Gadget', apiVersion: 'example.com/v1alpha1', metadata: { name: 'g' } });
     (g as { spec: { size: number } }).spec.size = 99; // the caller owns its copy
     expect(server.get('gadgets', 'g')).toMatchObject({ spec: { size: 1 } });
-    const updated = server.update('gadgets.example.com', { ...server.get('gadgets', 'g'), spec: { size: 2 } });
+    const updated = server.update('gadgets.example.com', {
+      ...server.get('gadgets', 'g'),
+      spec: { size: 2 },
+    });
     expect(updated).toMatchObject({ spec: { size: 2 } });
-    const patched = server.patch('gadgets.v1alpha1.example.com', 'g', [{ op: 'replace', path: '/spec/size', value: 3 }], { type: 'json' });
+    const patched = server.patch(
+      'gadgets.v1alpha1.example.com',
+      'g',
+      [{ op: 'replace', path: '/spec/size', value: 3 }],
+      { type: 'json' },
+    );
     expect(patched).toMatchObject({ spec: { size: 3 } });
     expect(server.list('gadgets').map((o) => o.metadata?.name)).toEqual(['g']);
     server.delete('gadgets', 'g');
@@ -356,9 +493,18 @@ describe('in-process API', () => {
       caught = err;
     }
     expect(isKinformerError(caught, ErrorCodes.CONFLICT)).toBe(true);
-    expect(() => server.get('pods', 'default/missing')).toThrow(expect.objectContaining({ code: ErrorCodes.NOT_FOUND, httpStatus: 404 }));
-    expect(() => server.create('pods', pod('a'))).toThrow(expect.objectContaining({ code: ErrorCodes.CONFLICT, status: expect.objectContaining({ reason: 'AlreadyExists' }) }));
-    expect(() => server.create('widgets', {})).toThrow(expect.objectContaining({ code: ErrorCodes.NOT_FOUND }));
+    expect(() => server.get('pods', 'default/missing')).toThrow(
+      expect.objectContaining({ code: ErrorCodes.NOT_FOUND, httpStatus: 404 }),
+    );
+    expect(() => server.create('pods', pod('a'))).toThrow(
+      expect.objectContaining({
+        code: ErrorCodes.CONFLICT,
+        status: expect.objectContaining({ reason: 'AlreadyExists' }),
+      }),
+    );
+    expect(() => server.create('widgets', {})).toThrow(
+      expect.objectContaining({ code: ErrorCodes.NOT_FOUND }),
+    );
     expect(server.list('pods', 'elsewhere')).toEqual([]);
   });
 
@@ -389,7 +535,12 @@ describe('observability', () => {
         version: 'v1',
         namespace: 'default',
       }),
-      expect.objectContaining({ verb: 'list', resource: 'deployments', group: 'apps', query: { labelSelector: 'a=b' } }),
+      expect.objectContaining({
+        verb: 'list',
+        resource: 'deployments',
+        group: 'apps',
+        query: { labelSelector: 'a=b' },
+      }),
       expect.objectContaining({ verb: undefined, resource: undefined, path: '/nope' }),
     ]);
     expect(server.requests.map((r) => r.status)).toEqual([200, 200, 404]);
@@ -399,7 +550,9 @@ describe('observability', () => {
 
   test('waitFor rejects with ERR_TIMEOUT when the condition never holds', async () => {
     server = await FakeApiServer.start();
-    await expect(server.waitFor(() => false, { timeoutMs: 30 })).rejects.toMatchObject({ code: ErrorCodes.TIMEOUT });
+    await expect(server.waitFor(() => false, { timeoutMs: 30 })).rejects.toMatchObject({
+      code: ErrorCodes.TIMEOUT,
+    });
   });
 });
 
@@ -440,25 +593,51 @@ describe('@kubernetes/client-node against the fake', () => {
   test('CoordinationV1Api creates, reads and replaces a lease, and a stale replace fails with 409', async () => {
     server = await FakeApiServer.start();
     const api = server.kubeConfig().makeApiClient(CoordinationV1Api);
-    const body: V1Lease = { metadata: { name: 'le', namespace: 'default' }, spec: { holderIdentity: 'me', leaseDurationSeconds: 15, renewTime: new Date('2026-01-01T00:00:00Z') } };
+    const body: V1Lease = {
+      metadata: { name: 'le', namespace: 'default' },
+      spec: { holderIdentity: 'me', leaseDurationSeconds: 15, renewTime: new Date('2026-01-01T00:00:00Z') },
+    };
     const created = await api.createNamespacedLease({ namespace: 'default', body });
     expect(created.spec?.holderIdentity).toBe('me');
     const read = await api.readNamespacedLease({ name: 'le', namespace: 'default' });
     // The server re-serialises MicroTime with microseconds; client-node 2.0.1 hands it back as that
     // string at run time, although its type says V1MicroTime (a Date).
     expect(read.spec?.renewTime as unknown).toBe('2026-01-01T00:00:00.000000Z');
-    const replaced = await api.replaceNamespacedLease({ name: 'le', namespace: 'default', body: { ...read, spec: { ...read.spec, holderIdentity: 'you' } } });
+    const replaced = await api.replaceNamespacedLease({
+      name: 'le',
+      namespace: 'default',
+      body: { ...read, spec: { ...read.spec, holderIdentity: 'you' } },
+    });
     expect(replaced.spec?.holderIdentity).toBe('you');
-    await expect(api.replaceNamespacedLease({ name: 'le', namespace: 'default', body: read })).rejects.toMatchObject({ code: 409 });
+    await expect(
+      api.replaceNamespacedLease({ name: 'le', namespace: 'default', body: read }),
+    ).rejects.toMatchObject({ code: 409 });
   });
 
   test('CustomObjectsApi lists a registered CRD', async () => {
     server = await FakeApiServer.start({
-      resources: [{ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true, customResource: true }],
+      resources: [
+        {
+          group: 'example.com',
+          version: 'v1',
+          resource: 'widgets',
+          kind: 'Widget',
+          namespaced: true,
+          customResource: true,
+        },
+      ],
     });
-    server.create('widgets.example.com', { metadata: { name: 'w', namespace: 'default' }, spec: { color: 'red' } });
+    server.create('widgets.example.com', {
+      metadata: { name: 'w', namespace: 'default' },
+      spec: { color: 'red' },
+    });
     const api = server.kubeConfig().makeApiClient(CustomObjectsApi);
-    const list = (await api.listNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets' })) as {
+    const list = (await api.listNamespacedCustomObject({
+      group: 'example.com',
+      version: 'v1',
+      namespace: 'default',
+      plural: 'widgets',
+    })) as {
       items: Array<{ metadata: { name: string } }>;
     };
     expect(list.items.map((i) => i.metadata.name)).toEqual(['w']);

@@ -229,9 +229,18 @@ export class FakeApiServer implements WatchHost {
       });
     });
     const { port } = http.address() as AddressInfo;
-    const server = new FakeApiServer(http, `${tls ? 'https' : 'http'}://127.0.0.1:${port}`, tls, registry, options);
+    const server = new FakeApiServer(
+      http,
+      `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+      tls,
+      registry,
+      options,
+    );
     http.on('request', (req: IncomingMessage, res: ServerResponse) => server.#onRequest(req, res));
-    if (tls) http.on('tlsClientError', (err: NodeJS.ErrnoException, socket: TLSSocket) => server.#onTlsClientError(err, socket));
+    if (tls)
+      http.on('tlsClientError', (err: NodeJS.ErrnoException, socket: TLSSocket) =>
+        server.#onTlsClientError(err, socket),
+      );
     return server;
   }
 
@@ -314,7 +323,9 @@ export class FakeApiServer implements WatchHost {
     for (;;) {
       if (await condition()) return;
       if (Date.now() >= deadline) {
-        throw new KinformerError(ErrorCodes.TIMEOUT, `condition not met within ${timeoutMs}ms`, { details: { timeoutMs } });
+        throw new KinformerError(ErrorCodes.TIMEOUT, `condition not met within ${timeoutMs}ms`, {
+          details: { timeoutMs },
+        });
       }
       await new Promise<void>((resolve) => setTimeout(resolve, intervalMs));
     }
@@ -376,7 +387,11 @@ export class FakeApiServer implements WatchHost {
    * The stored object named `nameOrKey` (`name`, or `namespace/name`; namespaced defaults to
    * `default` unless `namespace` is given), as a copy. @throws KinformerError 404.
    */
-  get<T extends KubeObject = KubeObject>(resource: ResourceRef, nameOrKey: string, namespace?: string): Stored<T> {
+  get<T extends KubeObject = KubeObject>(
+    resource: ResourceRef,
+    nameOrKey: string,
+    namespace?: string,
+  ): Stored<T> {
     const type = this.#registry.resolve(resource);
     const [ns, name] = this.#split(type, nameOrKey, namespace);
     return this.store.get(type, ns, name).toObject<Stored<T>>();
@@ -386,7 +401,11 @@ export class FakeApiServer implements WatchHost {
    * Replaces an object as a PUT would: a set `metadata.resourceVersion` must be current (else 409
    * Conflict). `subresource: 'status'` replaces only the status. Returns a copy of the stored object.
    */
-  update<T extends KubeObject>(resource: ResourceRef, object: T, options: { subresource?: 'status' } = {}): Stored<T> {
+  update<T extends KubeObject>(
+    resource: ResourceRef,
+    object: T,
+    options: { subresource?: 'status' } = {},
+  ): Stored<T> {
     const type = this.#registry.resolve(resource);
     return this.store.update(type, undefined, undefined, jsonClone(object), options).toObject<Stored<T>>();
   }
@@ -400,7 +419,9 @@ export class FakeApiServer implements WatchHost {
   ): Stored<T> {
     const type = this.#registry.resolve(resource);
     const [ns, name] = this.#split(type, nameOrKey, options.namespace);
-    return this.store.patch(type, ns, name, options.type ?? 'merge', jsonClone(patch), options.subresource).toObject<Stored<T>>();
+    return this.store
+      .patch(type, ns, name, options.type ?? 'merge', jsonClone(patch), options.subresource)
+      .toObject<Stored<T>>();
   }
 
   /**
@@ -540,7 +561,8 @@ export class FakeApiServer implements WatchHost {
     this.#logger.debug({ method, path: url.pathname, verb }, 'request');
     // kube-apiserver's x509 authenticator rejects a certificate that does not verify; the request
     // is still authenticated by any other authenticator (here: any bearer token), else 401.
-    if (identity?.invalidCertificate === true && req.headers.authorization === undefined) throw unauthorizedError();
+    if (identity?.invalidCertificate === true && req.headers.authorization === undefined)
+      throw unauthorizedError();
     if (path.kind === 'unknown') {
       this.#sendPlain(res, 404, '404 page not found\n');
       return;
@@ -570,7 +592,12 @@ export class FakeApiServer implements WatchHost {
       case 'get': {
         const representation = this.#negotiate(req, 'object');
         const entry = this.store.get(path.type, path.namespace ?? '', path.name!);
-        this.#sendJson(res, 200, representation === 'partial' ? entry.partialJson() : entry.typedJson(), pretty);
+        this.#sendJson(
+          res,
+          200,
+          representation === 'partial' ? entry.partialJson() : entry.typedJson(),
+          pretty,
+        );
         return;
       }
       case 'create': {
@@ -582,7 +609,13 @@ export class FakeApiServer implements WatchHost {
       }
       case 'update': {
         const body = await readJson(req);
-        const entry = this.store.update(path.type, path.namespace, path.name, body, subresourceOption(path.subresource));
+        const entry = this.store.update(
+          path.type,
+          path.namespace,
+          path.name,
+          body,
+          subresourceOption(path.subresource),
+        );
         this.#sendJson(res, 200, entry.typedJson(), pretty);
         return;
       }
@@ -595,18 +628,35 @@ export class FakeApiServer implements WatchHost {
           );
         }
         const body = await readJson(req);
-        const entry = this.store.patch(path.type, path.namespace ?? '', path.name!, patchType, body, path.subresource);
+        const entry = this.store.patch(
+          path.type,
+          path.namespace ?? '',
+          path.name!,
+          patchType,
+          body,
+          path.subresource,
+        );
         this.#sendJson(res, 200, entry.typedJson(), pretty);
         return;
       }
       case 'delete': {
         const raw = await readBody(req);
         const preconditions = deletePreconditions(raw);
-        const { entry, deleted } = this.store.delete(path.type, path.namespace ?? '', path.name!, preconditions);
+        const { entry, deleted } = this.store.delete(
+          path.type,
+          path.namespace ?? '',
+          path.name!,
+          preconditions,
+        );
         if (deleted && !path.type.returnDeletedObject) {
           const status = makeStatus({
             status: 'Success',
-            details: { name: entry.name, group: path.type.group, kind: path.type.resource, uid: typeof entry.obj.metadata.uid === 'string' ? entry.obj.metadata.uid : '' },
+            details: {
+              name: entry.name,
+              group: path.type.group,
+              kind: path.type.resource,
+              uid: typeof entry.obj.metadata.uid === 'string' ? entry.obj.metadata.uid : '',
+            },
           });
           this.#sendJson(res, 200, JSON.stringify(status), pretty);
         } else {
@@ -694,7 +744,11 @@ export class FakeApiServer implements WatchHost {
     this.#sendJson(res, 200, body, pretty);
   }
 
-  #serveDiscovery(req: IncomingMessage, res: ServerResponse, path: Extract<ApiPath, { kind: 'discovery' }>): void {
+  #serveDiscovery(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: Extract<ApiPath, { kind: 'discovery' }>,
+  ): void {
     let doc: unknown;
     switch (path.document) {
       case 'health':
@@ -704,7 +758,9 @@ export class FakeApiServer implements WatchHost {
         doc = versionInfo();
         break;
       case 'api':
-        doc = coreVersions(req.socket.localAddress ? `${req.socket.localAddress}:${req.socket.localPort}` : this.url);
+        doc = coreVersions(
+          req.socket.localAddress ? `${req.socket.localAddress}:${req.socket.localPort}` : this.url,
+        );
         break;
       case 'apiVersion':
       case 'groupVersion':
@@ -790,7 +846,6 @@ function subresourceOption(subresource: string | undefined): { subresource?: str
   return subresource === undefined ? {} : { subresource };
 }
 
-
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -800,7 +855,11 @@ function readBody(req: IncomingMessage): Promise<string> {
       if (size > MAX_BODY_BYTES) {
         reject(
           new KinformerError(ErrorCodes.API_STATUS, 'request entity too large', {
-            status: makeStatus({ code: 413, reason: 'RequestEntityTooLarge', message: `Request entity too large: limit is ${MAX_BODY_BYTES}` }),
+            status: makeStatus({
+              code: 413,
+              reason: 'RequestEntityTooLarge',
+              message: `Request entity too large: limit is ${MAX_BODY_BYTES}`,
+            }),
           }),
         );
         req.destroy();
@@ -830,7 +889,8 @@ function deletePreconditions(raw: string): DeletePreconditions {
   } catch (err) {
     throw badRequestError(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
   }
-  const pre = (options as { preconditions?: { uid?: unknown; resourceVersion?: unknown } } | null)?.preconditions;
+  const pre = (options as { preconditions?: { uid?: unknown; resourceVersion?: unknown } } | null)
+    ?.preconditions;
   const out: DeletePreconditions = {};
   if (typeof pre?.uid === 'string') out.uid = pre.uid;
   if (typeof pre?.resourceVersion === 'string') out.resourceVersion = pre.resourceVersion;

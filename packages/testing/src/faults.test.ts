@@ -11,7 +11,10 @@ afterEach(async () => {
   await server?.close();
 });
 
-async function watch(query = `watch=true&resourceVersion=${server.resourceVersion}`, path = '/api/v1/namespaces/default/pods'): Promise<WatchReader> {
+async function watch(
+  query = `watch=true&resourceVersion=${server.resourceVersion}`,
+  path = '/api/v1/namespaces/default/pods',
+): Promise<WatchReader> {
   const reader = await WatchReader.open(`${server.url}${path}?${query}`);
   readers.push(reader);
   return reader;
@@ -75,13 +78,25 @@ describe('failNext', () => {
   const cases: Array<[InjectedStatus, string, string]> = [
     [400, 'BadRequest', 'the server rejected our request due to an error in our request'],
     [401, 'Unauthorized', 'Unauthorized'],
-    [403, 'Forbidden', 'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default"'],
+    [
+      403,
+      'Forbidden',
+      'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default"',
+    ],
     [404, 'NotFound', 'the server could not find the requested resource'],
-    [409, 'Conflict', 'Operation cannot be fulfilled on pods "": the object has been modified; please apply your changes to the latest version and try again'],
+    [
+      409,
+      'Conflict',
+      'Operation cannot be fulfilled on pods "": the object has been modified; please apply your changes to the latest version and try again',
+    ],
     [410, 'Expired', 'The resourceVersion for the provided list is too old.'],
     [422, 'Invalid', 'Pod "" is invalid: metadata: Invalid value: "injected": injected failure'],
     [500, 'InternalError', 'Internal error occurred: injected failure'],
-    [503, 'ServiceUnavailable', 'the request has been made before all known HTTP paths have been installed, please try again'],
+    [
+      503,
+      'ServiceUnavailable',
+      'the request has been made before all known HTTP paths have been installed, please try again',
+    ],
     [504, 'Timeout', 'Timeout: request did not complete within the allotted timeout'],
   ];
 
@@ -90,7 +105,14 @@ describe('failNext', () => {
     server.faults.failNext({ status });
     const res = await request(`${server.url}/api/v1/namespaces/default/pods`);
     expect(res.status).toBe(status);
-    expect(res.json).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, message, code: status });
+    expect(res.json).toMatchObject({
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      reason,
+      message,
+      code: status,
+    });
     expect(res.headers.get('retry-after')).toBe(status === 503 ? '5' : null);
     expect((await request(`${server.url}/api/v1/namespaces/default/pods`)).status).toBe(200);
   });
@@ -114,7 +136,9 @@ describe('failNext', () => {
     const res = await request(`${server.url}/api/v1/pods?resourceVersion=999`);
     expect(res.status).toBe(504);
     expect(res.headers.get('retry-after')).toBe('1');
-    expect(res.json.message).toBe(`Timeout: Too large resource version: 999, current: ${server.resourceVersion}`);
+    expect(res.json.message).toBe(
+      `Timeout: Too large resource version: 999, current: ${server.resourceVersion}`,
+    );
   });
 
   test('filters by verb and resource, counts down, can be cancelled, and can carry a custom body', async () => {
@@ -128,7 +152,10 @@ describe('failNext', () => {
     expect((await request(`${server.url}/api/v1/configmaps`)).status).toBe(200);
     server.faults.failNext({ status: 500, message: 'etcd is down' });
     expect((await request(`${server.url}/api/v1/pods`)).json.message).toBe('etcd is down');
-    server.faults.failNext({ status: 409, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Custom', code: 409 } });
+    server.faults.failNext({
+      status: 409,
+      body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Custom', code: 409 },
+    });
     expect((await request(`${server.url}/api/v1/pods`)).text).toBe(
       '{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Custom","code":409}\n',
     );
@@ -158,7 +185,10 @@ describe('dropping and ending watches', () => {
   test('endWatches ends streams cleanly, after what was already sent, and filters by resource', async () => {
     server = await FakeApiServer.start();
     const pods = await watch();
-    const cms = await watch(`watch=true&resourceVersion=${server.resourceVersion}`, '/api/v1/namespaces/default/configmaps');
+    const cms = await watch(
+      `watch=true&resourceVersion=${server.resourceVersion}`,
+      '/api/v1/namespaces/default/configmaps',
+    );
     await server.waitForWatchers(2);
     server.create('pods', pod('a'));
     expect(server.faults.endWatches({ resource: 'pods' })).toBe(1);
@@ -209,7 +239,10 @@ describe('injections into watch streams', () => {
     server.faults.injectIntoWatches('null-object');
     server.create('pods', pod('after'));
     expect(await w.nextLine()).toBe('{"type":"ADDED","object":{not json}}');
-    const unknown = JSON.parse((await w.nextLine())!) as { type: string; object: { kind: string; metadata: { resourceVersion: string } } };
+    const unknown = JSON.parse((await w.nextLine())!) as {
+      type: string;
+      object: { kind: string; metadata: { resourceVersion: string } };
+    };
     expect(unknown.type).toBe('SURPRISE');
     expect(unknown.object.kind).toBe('Pod');
     expect(await w.nextLine()).toBe('{"type":"ADDED","object":null}');
@@ -230,7 +263,17 @@ describe('injections into watch streams', () => {
   test('an in-stream ERROR ends the stream cleanly; target "next" applies to the next watch only', async () => {
     server = await FakeApiServer.start();
     server.faults.injectIntoWatches(
-      { error: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'boom', reason: 'InternalError', code: 500 } },
+      {
+        error: {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'boom',
+          reason: 'InternalError',
+          code: 500,
+        },
+      },
       { target: 'next' },
     );
     const first = await watch();
@@ -254,7 +297,10 @@ describe('compaction', () => {
     expect(Number(oldest)).toBeGreaterThan(Number(rv));
     const w = await watch(`watch=true&resourceVersion=${rv}`);
     const end = await w.readToEnd();
-    expect(JSON.parse(end.lines[0]!)).toMatchObject({ type: 'ERROR', object: { code: 410, message: `too old resource version: ${rv} (${oldest})` } });
+    expect(JSON.parse(end.lines[0]!)).toMatchObject({
+      type: 'ERROR',
+      object: { code: 410, message: `too old resource version: ${rv} (${oldest})` },
+    });
     const expired = await request(`${server.url}/api/v1/pods?limit=1&continue=${token}`);
     expect(expired.status).toBe(410);
     expect(decodeToken((expired.json.metadata as { continue: string }).continue).rv).toBe(-1);
@@ -285,7 +331,10 @@ describe('restart', () => {
     await server.faults.restart({ loseHistory: true });
     const w = await watch(`watch=true&resourceVersion=${rv}`);
     const end = await w.readToEnd();
-    expect(JSON.parse(end.lines[0]!)).toMatchObject({ type: 'ERROR', object: { code: 410, reason: 'Expired' } });
+    expect(JSON.parse(end.lines[0]!)).toMatchObject({
+      type: 'ERROR',
+      object: { code: 410, reason: 'Expired' },
+    });
     const list = await request(`${server.url}/api/v1/pods`);
     expect((list.json.items as unknown[]).length).toBe(1);
   });

@@ -23,15 +23,7 @@ import type { Watcher, WatchInjection } from './watchHandler.js';
 
 /** The verb of a request, as the real server's request-info resolver names it. */
 export type RequestVerb =
-  | 'get'
-  | 'list'
-  | 'watch'
-  | 'create'
-  | 'update'
-  | 'patch'
-  | 'delete'
-  | 'deletecollection'
-  | 'discovery';
+  'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'discovery';
 
 /** HTTP statuses {@link FakeApiServerFaults.failNext} can answer with. */
 export type InjectedStatus = 400 | 401 | 403 | 404 | 409 | 410 | 422 | 429 | 500 | 503 | 504;
@@ -240,7 +232,12 @@ export class FakeApiServerFaults {
         stall.active = false;
         this.#stalls = this.#stalls.filter((s) => s !== stall);
         for (const w of this.#host.watchers()) {
-          if (w.stalled && (stall.type === undefined || w.table.type === stall.type) && !this.stallsNewWatches(w)) w.release();
+          if (
+            w.stalled &&
+            (stall.type === undefined || w.table.type === stall.type) &&
+            !this.stallsNewWatches(w)
+          )
+            w.release();
         }
       },
     };
@@ -254,7 +251,9 @@ export class FakeApiServerFaults {
 
   /** @internal True when a stall in force applies to watches opened now. */
   stallsNewWatches(watcher: Watcher): boolean {
-    return this.#stalls.some((s) => s.active && s.includeNew && (s.type === undefined || s.type === watcher.table.type));
+    return this.#stalls.some(
+      (s) => s.active && s.includeNew && (s.type === undefined || s.type === watcher.table.type),
+    );
   }
 
   /**
@@ -324,7 +323,11 @@ function statusFor(options: FailNextOptions, context: FailureContext, store: Obj
   const retry = options.retryAfterSeconds;
   switch (options.status) {
     case 400:
-      return makeStatus({ code: 400, reason: 'BadRequest', message: 'the server rejected our request due to an error in our request' });
+      return makeStatus({
+        code: 400,
+        reason: 'BadRequest',
+        message: 'the server rejected our request due to an error in our request',
+      });
     case 401:
       return unauthorizedError().status!;
     case 403:
@@ -334,7 +337,9 @@ function statusFor(options: FailNextOptions, context: FailureContext, store: Obj
     case 404:
       return type && name ? notFoundError(type, name).status! : genericNotFoundError().status!;
     case 409:
-      return type ? conflictError(type, name ?? '').status! : makeStatus({ code: 409, reason: 'Conflict', message: 'conflict' });
+      return type
+        ? conflictError(type, name ?? '').status!
+        : makeStatus({ code: 409, reason: 'Conflict', message: 'conflict' });
     case 410: {
       if (verb === 'watch') {
         const requested = Number(context.resourceVersion) || 0;
@@ -362,7 +367,11 @@ function statusFor(options: FailNextOptions, context: FailureContext, store: Obj
 }
 
 /** The response of an injected failure. */
-export function renderFailure(options: FailNextOptions, context: FailureContext, store: ObjectStore): FailureResponse {
+export function renderFailure(
+  options: FailNextOptions,
+  context: FailureContext,
+  store: ObjectStore,
+): FailureResponse {
   const httpStatus = options.status;
   if (httpStatus === 429 && options.plainText) {
     return {
@@ -376,7 +385,8 @@ export function renderFailure(options: FailNextOptions, context: FailureContext,
     };
   }
   let status = options.body ?? statusFor(options, context, store);
-  if (options.message !== undefined && options.body === undefined) status = { ...status, message: options.message };
+  if (options.message !== undefined && options.body === undefined)
+    status = { ...status, message: options.message };
   const retry = options.retryAfterSeconds;
   if (retry !== undefined && options.body === undefined) {
     const details = { ...(status.details ?? {}) };

@@ -124,7 +124,15 @@ const REPLICATION_CONTROLLER = fieldSet(
   },
 );
 
-const INVOLVED_OBJECT = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'] as const;
+const INVOLVED_OBJECT = [
+  'kind',
+  'namespace',
+  'name',
+  'uid',
+  'apiVersion',
+  'resourceVersion',
+  'fieldPath',
+] as const;
 
 const EVENT = fieldSet(
   [
@@ -165,12 +173,19 @@ export function fieldSetFor(
   selectableFields: readonly string[],
 ): FieldSet {
   if (customResource || selectableFields.length > 0) {
-    const paths = selectableFields.map((f) => ({ field: f.replace(/^\./, ''), path: f.replace(/^\./, '').split('.') }));
-    return fieldSet(['metadata.name', 'metadata.namespace', ...paths.map((p) => p.field)], NOT_KNOWN, (obj) => {
-      const out = metaFields(obj, {});
-      for (const p of paths) out[p.field] = readPath(obj, p.path);
-      return out;
-    });
+    const paths = selectableFields.map((f) => ({
+      field: f.replace(/^\./, ''),
+      path: f.replace(/^\./, '').split('.'),
+    }));
+    return fieldSet(
+      ['metadata.name', 'metadata.namespace', ...paths.map((p) => p.field)],
+      NOT_KNOWN,
+      (obj) => {
+        const out = metaFields(obj, {});
+        for (const p of paths) out[p.field] = readPath(obj, p.path);
+        return out;
+      },
+    );
   }
   if (group !== '') return DEFAULT;
   switch (resource) {
@@ -236,10 +251,12 @@ function unescapeError(value: string): string | undefined {
   let inSlash = false;
   for (const c of value) {
     if (inSlash) {
-      if (c !== '\\' && c !== ',' && c !== '=') return `invalid field selector: invalid escape sequence: \\${c}`;
+      if (c !== '\\' && c !== ',' && c !== '=')
+        return `invalid field selector: invalid escape sequence: \\${c}`;
       inSlash = false;
     } else if (c === '\\') inSlash = true;
-    else if (c === ',' || c === '=') return `invalid field selector: unescaped character in value: ${c.codePointAt(0)}`;
+    else if (c === ',' || c === '=')
+      return `invalid field selector: unescaped character in value: ${c.codePointAt(0)}`;
   }
   return inSlash ? 'invalid field selector: invalid escape sequence: \\' : undefined;
 }

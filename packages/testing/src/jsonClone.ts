@@ -33,7 +33,8 @@ function copy(value: unknown): unknown {
     const item = copy((value as Record<string, unknown>)[key]);
     if (dropped(item)) continue;
     // `__proto__` is data here: define it as an own key instead of setting the copy's prototype.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
     else out[key] = item;
   }
   return out;

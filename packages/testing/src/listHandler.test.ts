@@ -11,7 +11,10 @@ afterEach(async () => {
   await server?.close();
 });
 
-async function withPods(names: Array<[string, string]>, options: Parameters<typeof FakeApiServer.start>[0] = {}): Promise<void> {
+async function withPods(
+  names: Array<[string, string]>,
+  options: Parameters<typeof FakeApiServer.start>[0] = {},
+): Promise<void> {
   server = await FakeApiServer.start(options);
   for (const [ns, name] of names) server.create('pods', pod(name, ns));
 }
@@ -20,10 +23,13 @@ interface PodList {
   kind: string;
   apiVersion: string;
   metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
-  items: Array<Record<string, unknown> & { metadata: { name: string; namespace: string; resourceVersion: string } }>;
+  items: Array<
+    Record<string, unknown> & { metadata: { name: string; namespace: string; resourceVersion: string } }
+  >;
 }
 
-const names = (list: PodList): string[] => list.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`);
+const names = (list: PodList): string[] =>
+  list.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`);
 
 describe('L1: GET a collection', () => {
   test('answers a PodList at the current revision with items sorted by key and without kind/apiVersion', async () => {
@@ -38,7 +44,9 @@ describe('L1: GET a collection', () => {
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(res.headers.get('cache-control')).toBe('no-cache, private');
     expect(res.text.endsWith('}\n')).toBe(true);
-    expect(res.text.startsWith('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":')).toBe(true);
+    expect(res.text.startsWith('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":')).toBe(
+      true,
+    );
     const list = res.json as unknown as PodList;
     expect(list.metadata).toEqual({ resourceVersion: server.resourceVersion });
     expect(names(list)).toEqual(['default/web-a', 'default/web-b', 'kube-system/dns']);
@@ -52,7 +60,9 @@ describe('L1: GET a collection', () => {
   test('answers "items":[] for an empty collection, and for a namespace that does not exist', async () => {
     server = await FakeApiServer.start();
     const all = await request(`${server.url}/api/v1/pods`);
-    expect(all.text).toBe(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"${server.resourceVersion}"},"items":[]}\n`);
+    expect(all.text).toBe(
+      `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"${server.resourceVersion}"},"items":[]}\n`,
+    );
     const missing = await request(`${server.url}/api/v1/namespaces/nope/pods`);
     expect(missing.status).toBe(200);
     expect(missing.json.items).toEqual([]);
@@ -73,12 +83,24 @@ describe('L1: GET a collection', () => {
 
   test('items of custom resources carry kind and apiVersion, as unstructured lists do', async () => {
     server = await FakeApiServer.start({
-      resources: [{ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true, customResource: true }],
+      resources: [
+        {
+          group: 'example.com',
+          version: 'v1',
+          resource: 'widgets',
+          kind: 'Widget',
+          namespaced: true,
+          customResource: true,
+        },
+      ],
     });
     server.create('widgets.example.com', { metadata: { name: 'w' }, spec: { color: 'red' } });
     const res = await request(`${server.url}/apis/example.com/v1/namespaces/default/widgets`);
     expect(res.json.kind).toBe('WidgetList');
-    expect((res.json.items as Array<Record<string, unknown>>)[0]).toMatchObject({ kind: 'Widget', apiVersion: 'example.com/v1' });
+    expect((res.json.items as Array<Record<string, unknown>>)[0]).toMatchObject({
+      kind: 'Widget',
+      apiVersion: 'example.com/v1',
+    });
   });
 
   test('pretty-prints for ?pretty=true', async () => {
@@ -96,7 +118,8 @@ describe('L2: resourceVersion=0', () => {
       ['default', 'b'],
       ['default', 'c'],
     ]);
-    const list = (await request(`${server.url}/api/v1/pods?resourceVersion=0&limit=1`)).json as unknown as PodList;
+    const list = (await request(`${server.url}/api/v1/pods?resourceVersion=0&limit=1`))
+      .json as unknown as PodList;
     expect(names(list)).toEqual(['default/a', 'default/b', 'default/c']);
     expect(list.metadata).toEqual({ resourceVersion: server.resourceVersion });
   });
@@ -106,8 +129,9 @@ describe('L2: resourceVersion=0', () => {
       ['default', 'a'],
       ['default', 'b'],
     ]);
-    const list = (await request(`${server.url}/api/v1/pods?resourceVersion=0&resourceVersionMatch=NotOlderThan&limit=1`))
-      .json as unknown as PodList;
+    const list = (
+      await request(`${server.url}/api/v1/pods?resourceVersion=0&resourceVersionMatch=NotOlderThan&limit=1`)
+    ).json as unknown as PodList;
     expect(list.items).toHaveLength(2);
     expect(list.metadata.continue).toBeUndefined();
   });
@@ -125,13 +149,19 @@ describe('L3: pagination with limit', () => {
     expect(names(p1)).toEqual(['default/a']);
     expect(p1.metadata.resourceVersion).toBe(rv);
     expect(p1.metadata.remainingItemCount).toBe(2);
-    expect(decodeToken(p1.metadata.continue!)).toEqual({ v: 'meta.k8s.io/v1', rv: Number(rv), start: 'default/a\u0000' });
+    expect(decodeToken(p1.metadata.continue!)).toEqual({
+      v: 'meta.k8s.io/v1',
+      rv: Number(rv),
+      start: 'default/a\u0000',
+    });
     expect(p1.metadata.continue).not.toMatch(/[=+/]/);
-    const p2 = (await request(`${server.url}/api/v1/pods?limit=1&continue=${p1.metadata.continue}`)).json as unknown as PodList;
+    const p2 = (await request(`${server.url}/api/v1/pods?limit=1&continue=${p1.metadata.continue}`))
+      .json as unknown as PodList;
     expect(names(p2)).toEqual(['default/b']);
     expect(p2.metadata.resourceVersion).toBe(rv);
     expect(p2.metadata.remainingItemCount).toBe(1);
-    const p3 = (await request(`${server.url}/api/v1/pods?limit=1&continue=${p2.metadata.continue}`)).json as unknown as PodList;
+    const p3 = (await request(`${server.url}/api/v1/pods?limit=1&continue=${p2.metadata.continue}`))
+      .json as unknown as PodList;
     expect(names(p3)).toEqual(['default/c']);
     expect(p3.metadata).toEqual({ resourceVersion: rv });
   });
@@ -141,10 +171,12 @@ describe('L3: pagination with limit', () => {
       ['default', 'a'],
       ['default', 'b'],
     ]);
-    const p1 = (await request(`${server.url}/api/v1/namespaces/default/pods?limit=1`)).json as unknown as PodList;
-    expect(decodeToken(p1.metadata.continue!).start).toBe('a\u0000');
-    const p2 = (await request(`${server.url}/api/v1/namespaces/default/pods?limit=1&continue=${p1.metadata.continue}`))
+    const p1 = (await request(`${server.url}/api/v1/namespaces/default/pods?limit=1`))
       .json as unknown as PodList;
+    expect(decodeToken(p1.metadata.continue!).start).toBe('a\u0000');
+    const p2 = (
+      await request(`${server.url}/api/v1/namespaces/default/pods?limit=1&continue=${p1.metadata.continue}`)
+    ).json as unknown as PodList;
     expect(names(p2)).toEqual(['default/b']);
   });
 
@@ -160,7 +192,8 @@ describe('L3: pagination with limit', () => {
     server.delete('pods', 'default/c');
     server.create('pods', pod('bb'));
     server.patch('pods', 'default/d', { metadata: { labels: { changed: 'yes' } } });
-    const p2 = (await request(`${server.url}/api/v1/pods?limit=2&continue=${p1.metadata.continue}`)).json as unknown as PodList;
+    const p2 = (await request(`${server.url}/api/v1/pods?limit=2&continue=${p1.metadata.continue}`))
+      .json as unknown as PodList;
     expect(names(p2)).toEqual(['default/c', 'default/d']);
     expect(p2.items[1]!.metadata).not.toHaveProperty('labels');
     expect(p2.metadata.resourceVersion).toBe(p1.metadata.resourceVersion);
@@ -172,12 +205,17 @@ describe('L3: pagination with limit', () => {
 
   test('with a selector, returns at most limit matches and no remainingItemCount', async () => {
     server = await FakeApiServer.start();
-    for (const n of ['a', 'b', 'c', 'd', 'e']) server.create('pods', pod(n, 'default', { labels: { keep: n === 'c' ? 'no' : 'yes' } }));
-    const p1 = (await request(`${server.url}/api/v1/pods?limit=2&labelSelector=keep%3Dyes`)).json as unknown as PodList;
+    for (const n of ['a', 'b', 'c', 'd', 'e'])
+      server.create('pods', pod(n, 'default', { labels: { keep: n === 'c' ? 'no' : 'yes' } }));
+    const p1 = (await request(`${server.url}/api/v1/pods?limit=2&labelSelector=keep%3Dyes`))
+      .json as unknown as PodList;
     expect(names(p1)).toEqual(['default/a', 'default/b']);
     expect(p1.metadata.remainingItemCount).toBeUndefined();
-    const p2 = (await request(`${server.url}/api/v1/pods?limit=2&labelSelector=keep%3Dyes&continue=${p1.metadata.continue}`))
-      .json as unknown as PodList;
+    const p2 = (
+      await request(
+        `${server.url}/api/v1/pods?limit=2&labelSelector=keep%3Dyes&continue=${p1.metadata.continue}`,
+      )
+    ).json as unknown as PodList;
     expect(names(p2)).toEqual(['default/d', 'default/e']);
     expect(p2.metadata.continue).toBeUndefined();
   });
@@ -191,7 +229,8 @@ describe('L4: continue and compaction', () => {
     ]);
     const p1 = (await request(`${server.url}/api/v1/pods?limit=1`)).json as unknown as PodList;
     server.create('pods', pod('c'));
-    const p2 = (await request(`${server.url}/api/v1/pods?limit=1&continue=${p1.metadata.continue}`)).json as unknown as PodList;
+    const p2 = (await request(`${server.url}/api/v1/pods?limit=1&continue=${p1.metadata.continue}`))
+      .json as unknown as PodList;
     expect(names(p2)).toEqual(['default/b']);
     expect(p2.metadata.resourceVersion).toBe(p1.metadata.resourceVersion);
   });
@@ -239,27 +278,41 @@ describe('L5: resourceVersion with continue', () => {
       ['default', 'b'],
     ]);
     const p1 = (await request(`${server.url}/api/v1/pods?limit=1`)).json as unknown as PodList;
-    const res = await request(`${server.url}/api/v1/pods?limit=1&resourceVersion=5&continue=${p1.metadata.continue}`);
+    const res = await request(
+      `${server.url}/api/v1/pods?limit=1&resourceVersion=5&continue=${p1.metadata.continue}`,
+    );
     expect(res.status).toBe(400);
     expect(res.text).toBe(
       '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"specifying resource version is not allowed when using continue","reason":"BadRequest","code":400}\n',
     );
     // resourceVersion=0 is allowed with continue.
-    const ok = await request(`${server.url}/api/v1/pods?limit=1&resourceVersion=0&continue=${p1.metadata.continue}`);
+    const ok = await request(
+      `${server.url}/api/v1/pods?limit=1&resourceVersion=0&continue=${p1.metadata.continue}`,
+    );
     expect(ok.status).toBe(200);
   });
 
   test('a continue token that does not decode is 400 invalid continue token', async () => {
     server = await FakeApiServer.start();
-    const bad = await request(`${server.url}/api/v1/pods?continue=${Buffer.from('{"v":"meta.k8s.io/v1","rv":0,"start":"a"}').toString('base64url')}`);
+    const bad = await request(
+      `${server.url}/api/v1/pods?continue=${Buffer.from('{"v":"meta.k8s.io/v1","rv":0,"start":"a"}').toString('base64url')}`,
+    );
     expect(bad.status).toBe(400);
     expect(bad.json.message).toBe(
       'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
     );
-    const empty = await request(`${server.url}/api/v1/pods?continue=${Buffer.from('{"v":"meta.k8s.io/v1","rv":3,"start":""}').toString('base64url')}`);
-    expect(empty.json.message).toBe('invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)');
-    const version = await request(`${server.url}/api/v1/pods?continue=${Buffer.from('{"v":"v9","rv":3,"start":"a"}').toString('base64url')}`);
-    expect(version.json.message).toBe('invalid continue token: continue key is not valid: server does not recognize this encoded version v9');
+    const empty = await request(
+      `${server.url}/api/v1/pods?continue=${Buffer.from('{"v":"meta.k8s.io/v1","rv":3,"start":""}').toString('base64url')}`,
+    );
+    expect(empty.json.message).toBe(
+      'invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)',
+    );
+    const version = await request(
+      `${server.url}/api/v1/pods?continue=${Buffer.from('{"v":"v9","rv":3,"start":"a"}').toString('base64url')}`,
+    );
+    expect(version.json.message).toBe(
+      'invalid continue token: continue key is not valid: server does not recognize this encoded version v9',
+    );
     const garbage = await request(`${server.url}/api/v1/pods?continue=!!!`);
     expect(garbage.status).toBe(400);
     expect(garbage.json.message).toMatch(/^invalid continue token: continue key is not valid: /);
@@ -310,7 +363,9 @@ describe('L6: resourceVersionMatch validation', () => {
     server = await FakeApiServer.start();
     const res = await request(`${server.url}/api/v1/pods?sendInitialEvents=false`);
     expect(res.status).toBe(422);
-    expect(res.json.message).toBe('ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list');
+    expect(res.json.message).toBe(
+      'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list',
+    );
   });
 
   test('a resourceVersion or limit that does not parse is 400', async () => {
@@ -378,16 +433,20 @@ describe('L8: exact resourceVersion', () => {
     const at = server.resourceVersion;
     server.create('pods', pod('b'));
     server.patch('pods', 'default/a', { metadata: { labels: { v: '2' } } });
-    const exact = (await request(`${server.url}/api/v1/pods?resourceVersion=${at}&resourceVersionMatch=Exact`)).json as unknown as PodList;
+    const exact = (
+      await request(`${server.url}/api/v1/pods?resourceVersion=${at}&resourceVersionMatch=Exact`)
+    ).json as unknown as PodList;
     expect(exact.metadata.resourceVersion).toBe(at);
     expect(names(exact)).toEqual(['default/a']);
     expect(exact.items[0]!.metadata).not.toHaveProperty('labels');
     // Legacy exact: resourceVersion=N with a limit and no match.
-    const legacy = (await request(`${server.url}/api/v1/pods?resourceVersion=${at}&limit=10`)).json as unknown as PodList;
+    const legacy = (await request(`${server.url}/api/v1/pods?resourceVersion=${at}&limit=10`))
+      .json as unknown as PodList;
     expect(legacy.metadata.resourceVersion).toBe(at);
     expect(names(legacy)).toEqual(['default/a']);
     // Not older than N (no limit): the current state.
-    const notOlder = (await request(`${server.url}/api/v1/pods?resourceVersion=${at}`)).json as unknown as PodList;
+    const notOlder = (await request(`${server.url}/api/v1/pods?resourceVersion=${at}`))
+      .json as unknown as PodList;
     expect(notOlder.metadata.resourceVersion).toBe(server.resourceVersion);
     expect(names(notOlder)).toEqual(['default/a', 'default/b']);
   });
@@ -396,9 +455,30 @@ describe('L8: exact resourceVersion', () => {
 describe('L9: label and field selectors', () => {
   beforeEach(async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('web-1', 'default', { labels: { app: 'web', env: 'prod' }, spec: { nodeName: 'n1' }, status: { phase: 'Running' } }));
-    server.create('pods', pod('web-2', 'default', { labels: { app: 'web', env: 'staging', canary: 'true' }, spec: { nodeName: 'n2' }, status: { phase: 'Pending' } }));
-    server.create('pods', pod('db-1', 'other', { labels: { app: 'db', env: 'prod' }, spec: { nodeName: 'n1' }, status: { phase: 'Running' } }));
+    server.create(
+      'pods',
+      pod('web-1', 'default', {
+        labels: { app: 'web', env: 'prod' },
+        spec: { nodeName: 'n1' },
+        status: { phase: 'Running' },
+      }),
+    );
+    server.create(
+      'pods',
+      pod('web-2', 'default', {
+        labels: { app: 'web', env: 'staging', canary: 'true' },
+        spec: { nodeName: 'n2' },
+        status: { phase: 'Pending' },
+      }),
+    );
+    server.create(
+      'pods',
+      pod('db-1', 'other', {
+        labels: { app: 'db', env: 'prod' },
+        spec: { nodeName: 'n1' },
+        status: { phase: 'Running' },
+      }),
+    );
   });
 
   const select = async (query: string): Promise<string[]> => {
@@ -410,8 +490,13 @@ describe('L9: label and field selectors', () => {
   test('filters by label equality, inequality, set operators and existence', async () => {
     expect(await select('labelSelector=app%3Dweb')).toEqual(['default/web-1', 'default/web-2']);
     expect(await select('labelSelector=app%21%3Dweb')).toEqual(['other/db-1']);
-    expect(await select(`labelSelector=${encodeURIComponent('app=web,env in (prod,staging),!canary')}`)).toEqual(['default/web-1']);
-    expect(await select(`labelSelector=${encodeURIComponent('env notin (staging)')}`)).toEqual(['default/web-1', 'other/db-1']);
+    expect(
+      await select(`labelSelector=${encodeURIComponent('app=web,env in (prod,staging),!canary')}`),
+    ).toEqual(['default/web-1']);
+    expect(await select(`labelSelector=${encodeURIComponent('env notin (staging)')}`)).toEqual([
+      'default/web-1',
+      'other/db-1',
+    ]);
     expect(await select('labelSelector=canary')).toEqual(['default/web-2']);
   });
 
@@ -419,7 +504,9 @@ describe('L9: label and field selectors', () => {
     expect(await select('fieldSelector=spec.nodeName%3Dn1')).toEqual(['default/web-1', 'other/db-1']);
     expect(await select('fieldSelector=status.phase%21%3DRunning')).toEqual(['default/web-2']);
     expect(await select('fieldSelector=metadata.namespace%3Dother')).toEqual(['other/db-1']);
-    expect(await select('fieldSelector=metadata.name%3Dweb-2,spec.nodeName%3Dn2&labelSelector=app%3Dweb')).toEqual(['default/web-2']);
+    expect(
+      await select('fieldSelector=metadata.name%3Dweb-2,spec.nodeName%3Dn2&labelSelector=app%3Dweb'),
+    ).toEqual(['default/web-2']);
     expect(await select('fieldSelector=spec.host%3Dn2')).toEqual(['default/web-2']);
   });
 
@@ -431,7 +518,9 @@ describe('L9: label and field selectors', () => {
     );
     const cm = await request(`${server.url}/api/v1/configmaps?fieldSelector=data.x%3Dy`);
     expect(cm.status).toBe(400);
-    expect(cm.json.message).toBe('"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"');
+    expect(cm.json.message).toBe(
+      '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"',
+    );
     const node = await request(`${server.url}/api/v1/nodes?fieldSelector=metadata.namespace%3Dx`);
     expect(node.json.message).toBe('field label not supported: metadata.namespace');
   });
@@ -461,7 +550,9 @@ describe('L9: label and field selectors', () => {
     });
     server.create('widgets.example.com', { metadata: { name: 'red' }, spec: { color: 'red' } });
     server.create('widgets.example.com', { metadata: { name: 'blue' }, spec: { color: 'blue' } });
-    const widgets = await request(`${server.url}/apis/example.com/v1/widgets?fieldSelector=spec.color%3Dblue`);
+    const widgets = await request(
+      `${server.url}/apis/example.com/v1/widgets?fieldSelector=spec.color%3Dblue`,
+    );
     expect((widgets.json.items as PodList['items']).map((i) => i.metadata.name)).toEqual(['blue']);
   });
 });
@@ -470,24 +561,36 @@ describe('metadata-only lists (§8)', () => {
   test('Accept as=PartialObjectMetadataList answers a PartialObjectMetadataList whose items carry only metadata', async () => {
     await withPods([['default', 'a']]);
     const res = await request(`${server.url}/api/v1/pods`, {
-      headers: { Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json' },
+      headers: {
+        Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+      },
     });
     expect(res.status).toBe(200);
     expect(res.json.kind).toBe('PartialObjectMetadataList');
     expect(res.json.apiVersion).toBe('meta.k8s.io/v1');
     const item = (res.json.items as Array<Record<string, unknown>>)[0]!;
     expect(Object.keys(item)).toEqual(['kind', 'apiVersion', 'metadata']);
-    expect(item).toMatchObject({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name: 'a', namespace: 'default' } });
+    expect(item).toMatchObject({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: { name: 'a', namespace: 'default' },
+    });
   });
 
   test('asking for PartialObjectMetadata (not the list form) on a list is 406; unsupported Table falls back to JSON', async () => {
     server = await FakeApiServer.start();
-    const res = await request(`${server.url}/api/v1/pods`, { headers: { Accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' } });
+    const res = await request(`${server.url}/api/v1/pods`, {
+      headers: { Accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' },
+    });
     expect(res.status).toBe(406);
     expect(res.json.reason).toBe('NotAcceptable');
-    const table = await request(`${server.url}/api/v1/pods`, { headers: { Accept: 'application/json;as=Table;g=meta.k8s.io;v=v1,application/json' } });
+    const table = await request(`${server.url}/api/v1/pods`, {
+      headers: { Accept: 'application/json;as=Table;g=meta.k8s.io;v=v1,application/json' },
+    });
     expect(table.json.kind).toBe('PodList');
-    const proto = await request(`${server.url}/api/v1/pods`, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } });
+    const proto = await request(`${server.url}/api/v1/pods`, {
+      headers: { Accept: 'application/vnd.kubernetes.protobuf' },
+    });
     expect(proto.status).toBe(406);
   });
 });

@@ -1,5 +1,10 @@
 import { decodeContinueToken, encodeContinueToken, encodeRaw } from './continueToken.js';
-import { invalidResourceVersionMessage, parseResourceVersion, selectorFilter, type ListOptionsQuery } from './listOptions.js';
+import {
+  invalidResourceVersionMessage,
+  parseResourceVersion,
+  selectorFilter,
+  type ListOptionsQuery,
+} from './listOptions.js';
 import type { Representation } from './negotiation.js';
 import type { ObjectStore, ResourceTable, Snapshot } from './objectStore.js';
 import {
@@ -83,7 +88,10 @@ export async function serveList(request: ListRequest): Promise<string> {
     snapshot = store.current(table);
   } else {
     const rv = parseResourceVersion(query.resourceVersion);
-    if (rv === undefined) throw badRequestError(`invalid resource version: ${invalidResourceVersionMessage(query.resourceVersion)}`);
+    if (rv === undefined)
+      throw badRequestError(
+        `invalid resource version: ${invalidResourceVersionMessage(query.resourceVersion)}`,
+      );
     const exact =
       query.resourceVersionMatch === 'Exact' || (query.resourceVersionMatch === '' && limit > 0 && rv > 0);
     if (exact) {
@@ -125,7 +133,8 @@ function renderPage(request: ListRequest, snapshot: Snapshot, start: string, lim
     } else {
       remaining = hi - i;
     }
-    if (more) continueToken = encodeContinueToken(snapshot.rev, items[items.length - 1]!.key.slice(prefix.length));
+    if (more)
+      continueToken = encodeContinueToken(snapshot.rev, items[items.length - 1]!.key.slice(prefix.length));
   }
   let meta = `{"resourceVersion":"${snapshot.rev}"`;
   if (continueToken !== undefined) meta += `,"continue":"${continueToken}"`;

@@ -46,7 +46,8 @@ export function parseQueryBool(value: string | null): boolean | undefined {
 
 function parseInt64(value: string | null): number {
   if (value === null || value === '') return 0;
-  if (!/^[+-]?\d+$/.test(value)) throw badRequestError(`strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
+  if (!/^[+-]?\d+$/.test(value))
+    throw badRequestError(`strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
   return Number(value);
 }
 
@@ -139,16 +140,28 @@ function validateList(q: ListOptionsQuery): FieldError[] {
   const match = q.resourceVersionMatch;
   if (match !== '') {
     if (q.resourceVersion === '') {
-      errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+      errors.push(
+        forbiddenField(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden unless resourceVersion is provided',
+        ),
+      );
     }
     if (q.continueToken !== '') {
-      errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+      errors.push(
+        forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+      );
     }
     if (match !== 'Exact' && match !== 'NotOlderThan') {
       errors.push(notSupportedField('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
     }
     if (match === 'Exact' && q.resourceVersion === '0') {
-      errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+      errors.push(
+        forbiddenField(
+          'resourceVersionMatch',
+          'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+        ),
+      );
     }
   }
   if (q.sendInitialEvents !== undefined) {
@@ -162,23 +175,37 @@ function validateWatch(q: ListOptionsQuery, watchList: boolean): FieldError[] {
   const match = q.resourceVersionMatch;
   if (q.sendInitialEvents !== undefined) {
     if (match !== 'NotOlderThan') {
-      errors.push(forbiddenField('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+      errors.push(
+        forbiddenField(
+          'resourceVersionMatch',
+          'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        ),
+      );
     }
     if (!watchList) {
       errors.push(
-        forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'),
+        forbiddenField(
+          'sendInitialEvents',
+          'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+        ),
       );
     }
   }
   if (match !== '') {
     if (q.sendInitialEvents === undefined) {
       errors.push(
-        forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'),
+        forbiddenField(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        ),
       );
     }
-    if (match !== 'NotOlderThan') errors.push(notSupportedField('resourceVersionMatch', match, ['NotOlderThan']));
+    if (match !== 'NotOlderThan')
+      errors.push(notSupportedField('resourceVersionMatch', match, ['NotOlderThan']));
     if (q.continueToken !== '') {
-      errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+      errors.push(
+        forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+      );
     }
   }
   return errors;

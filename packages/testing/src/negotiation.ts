@@ -39,7 +39,10 @@ const JSON_TYPES = new Set(['application/json', 'application/*', '*/*']);
  * real server. Table and other transformations are not served: such ranges are skipped, and when
  * nothing else is acceptable the answer is 406.
  */
-export function negotiate(accept: string | undefined, target: ResponseTarget): Representation | KinformerError {
+export function negotiate(
+  accept: string | undefined,
+  target: ResponseTarget,
+): Representation | KinformerError {
   if (accept === undefined || accept.trim() === '') return 'full';
   for (const range of parseAccept(accept)) {
     if (!JSON_TYPES.has(range.type)) continue;
@@ -49,11 +52,15 @@ export function negotiate(accept: string | undefined, target: ResponseTarget): R
     const version = range.params.v;
     if (group !== 'meta.k8s.io' || (version !== 'v1' && version !== 'v1beta1')) continue;
     if (as === 'PartialObjectMetadataList') {
-      if (target === 'object') return notAcceptableError('you requested PartialObjectMetadataList, but the requested object is not a list');
+      if (target === 'object')
+        return notAcceptableError(
+          'you requested PartialObjectMetadataList, but the requested object is not a list',
+        );
       return 'partial';
     }
     if (as === 'PartialObjectMetadata') {
-      if (target === 'list') return notAcceptableError('you requested PartialObjectMetadata, but the requested object is a list');
+      if (target === 'list')
+        return notAcceptableError('you requested PartialObjectMetadata, but the requested object is a list');
       return 'partial';
     }
   }

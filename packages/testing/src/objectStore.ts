@@ -138,7 +138,8 @@ function buildMeta(source: JsonObject, forced: JsonObject): JsonObject {
     if (value === undefined || value === '' || (key !== 'generation' && isEmpty(value))) continue;
     out[key] = value;
   }
-  for (const key of Object.keys(merged)) if (!META_KEYS.has(key) && merged[key] !== undefined) out[key] = merged[key];
+  for (const key of Object.keys(merged))
+    if (!META_KEYS.has(key) && merged[key] !== undefined) out[key] = merged[key];
   return out;
 }
 
@@ -168,7 +169,12 @@ function microTime(value: unknown): unknown {
 function normalize(type: ResourceType, obj: JsonObject, meta: JsonObject): StoredObject {
   const { kind: _kind, apiVersion: _apiVersion, metadata: _metadata, ...rest } = obj;
   const out: StoredObject = { metadata: meta, ...rest };
-  if (type.resource === 'leases' && type.group === 'coordination.k8s.io' && typeof out.spec === 'object' && out.spec !== null) {
+  if (
+    type.resource === 'leases' &&
+    type.group === 'coordination.k8s.io' &&
+    typeof out.spec === 'object' &&
+    out.spec !== null
+  ) {
     const spec = { ...(out.spec as JsonObject) };
     if (spec.acquireTime !== undefined) spec.acquireTime = microTime(spec.acquireTime);
     if (spec.renewTime !== undefined) spec.renewTime = microTime(spec.renewTime);
@@ -319,7 +325,12 @@ export class ObjectStore {
     }
   }
 
-  #commit(table: ResourceTable, type: StoredEventType, entry: StoredEntry, prev: StoredEntry | undefined): void {
+  #commit(
+    table: ResourceTable,
+    type: StoredEventType,
+    entry: StoredEntry,
+    prev: StoredEntry | undefined,
+  ): void {
     const event = new HistoryEvent(entry.rev, type, entry, prev);
     const evicted = this.history.push(event);
     if (evicted !== undefined && evicted.rev > this.#compactedRV) this.#compactedRV = evicted.rev;
@@ -345,7 +356,9 @@ export class ObjectStore {
     if (!type.namespaced) return '';
     const bodyNamespace = text(meta.namespace);
     if (urlNamespace !== undefined && bodyNamespace !== '' && bodyNamespace !== urlNamespace) {
-      throw badRequestError('the namespace of the provided object does not match the namespace sent on the request');
+      throw badRequestError(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
     }
     return urlNamespace ?? (bodyNamespace || 'default');
   }
@@ -353,7 +366,11 @@ export class ObjectStore {
   #checkName(type: ResourceType, name: string): void {
     if (name.includes('/') || name.includes('%') || name === '.' || name === '..') {
       throw invalidError(type.group, type.kind, name, [
-        invalidField('metadata.name', JSON.stringify(name), "may not contain '/' or '%' and may not be '.' or '..'"),
+        invalidField(
+          'metadata.name',
+          JSON.stringify(name),
+          "may not contain '/' or '%' and may not be '.' or '..'",
+        ),
       ]);
     }
   }
@@ -373,13 +390,16 @@ export class ObjectStore {
     if (name === '') {
       const prefix = text(meta.generateName);
       if (prefix === '') {
-        throw invalidError(type.group, type.kind, '', [requiredField('metadata.name', 'name or generateName is required')]);
+        throw invalidError(type.group, type.kind, '', [
+          requiredField('metadata.name', 'name or generateName is required'),
+        ]);
       }
       do name = prefix + randomSuffix();
       while (table.entries.has(namespace === '' ? name : `${namespace}/${name}`));
     }
     this.#checkName(type, name);
-    if (table.entries.has(namespace === '' ? name : `${namespace}/${name}`)) throw alreadyExistsError(type, name);
+    if (table.entries.has(namespace === '' ? name : `${namespace}/${name}`))
+      throw alreadyExistsError(type, name);
     const rev = ++this.#rev;
     const stored = normalize(
       type,
@@ -422,10 +442,15 @@ export class ObjectStore {
     const namespace = this.#namespaceOf(type, urlNamespace, meta);
     const bodyName = text(meta.name);
     if (urlName !== undefined && bodyName !== '' && bodyName !== urlName) {
-      throw badRequestError(`the name of the object (${bodyName}) does not match the name on the URL (${urlName})`);
+      throw badRequestError(
+        `the name of the object (${bodyName}) does not match the name on the URL (${urlName})`,
+      );
     }
     const name = urlName ?? bodyName;
-    if (name === '') throw invalidError(type.group, type.kind, '', [requiredField('metadata.name', 'name or generateName is required')]);
+    if (name === '')
+      throw invalidError(type.group, type.kind, '', [
+        requiredField('metadata.name', 'name or generateName is required'),
+      ]);
     const table = this.table(type);
     const existing = table.entries.get(namespace === '' ? name : `${namespace}/${name}`);
     if (!existing) throw notFoundError(type, name);
@@ -444,7 +469,13 @@ export class ObjectStore {
     const specChanged = !statusOnly && JSON.stringify(next.spec) !== JSON.stringify(old.spec);
     const oldGeneration = typeof oldMeta.generation === 'number' ? oldMeta.generation : undefined;
     const generation =
-      oldGeneration === undefined ? (next.spec === undefined ? undefined : 1) : specChanged ? oldGeneration + 1 : oldGeneration;
+      oldGeneration === undefined
+        ? next.spec === undefined
+          ? undefined
+          : 1
+        : specChanged
+          ? oldGeneration + 1
+          : oldGeneration;
     const candidate = normalize(
       type,
       next,
@@ -498,7 +529,9 @@ export class ObjectStore {
       throw statusError(makeStatus({ code: 422, reason: 'Invalid', message: err.message }));
     }
     if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) {
-      throw statusError(makeStatus({ code: 422, reason: 'Invalid', message: 'the patched object is not a JSON object' }));
+      throw statusError(
+        makeStatus({ code: 422, reason: 'Invalid', message: 'the patched object is not a JSON object' }),
+      );
     }
     return this.update(type, type.namespaced ? namespace : undefined, name, patched, {
       allowUnconditional: true,
@@ -527,7 +560,10 @@ export class ObjectStore {
         `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${text(meta.uid)}`,
       );
     }
-    if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== String(existing.rev)) {
+    if (
+      preconditions.resourceVersion !== undefined &&
+      preconditions.resourceVersion !== String(existing.rev)
+    ) {
       throw conflictError(
         type,
         name,

@@ -30,9 +30,15 @@ describe('JSON patch (RFC 6902)', () => {
       expect.objectContaining({ httpStatus: 422 }),
     );
     expect(() => applyJsonPatch({ a: 1 }, [{ op: 'replace', path: '/b', value: 2 }])).toThrow(PatchError);
-    expect(() => applyJsonPatch({ a: 1 }, [{ op: 'remove', path: '/x/y' }])).toThrow(expect.objectContaining({ httpStatus: 422 }));
-    expect(() => applyJsonPatch({ a: 1 }, { op: 'add' })).toThrow(expect.objectContaining({ httpStatus: 400 }));
-    expect(() => applyJsonPatch({ a: 1 }, [{ op: 'frobnicate', path: '/a' }])).toThrow(expect.objectContaining({ httpStatus: 400 }));
+    expect(() => applyJsonPatch({ a: 1 }, [{ op: 'remove', path: '/x/y' }])).toThrow(
+      expect.objectContaining({ httpStatus: 422 }),
+    );
+    expect(() => applyJsonPatch({ a: 1 }, { op: 'add' })).toThrow(
+      expect.objectContaining({ httpStatus: 400 }),
+    );
+    expect(() => applyJsonPatch({ a: 1 }, [{ op: 'frobnicate', path: '/a' }])).toThrow(
+      expect.objectContaining({ httpStatus: 400 }),
+    );
   });
 });
 

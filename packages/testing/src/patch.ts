@@ -13,7 +13,8 @@ export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
 /** The patch type of a request `Content-Type`, or undefined for anything else (apply patches included). */
 export function patchTypeOf(contentType: string | undefined): PatchType | undefined {
   const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  for (const [type, value] of Object.entries(PATCH_CONTENT_TYPES)) if (value === media) return type as PatchType;
+  for (const [type, value] of Object.entries(PATCH_CONTENT_TYPES))
+    if (value === media) return type as PatchType;
   return undefined;
 }
 
@@ -43,7 +44,12 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
     else if (key === '__proto__') {
       // Data, not the prototype: define an own key.
       const own = Object.hasOwn(result, key) ? result[key] : undefined;
-      Object.defineProperty(result, key, { value: applyMergePatch(own, value), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(result, key, {
+        value: applyMergePatch(own, value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     } else result[key] = applyMergePatch(result[key], value);
   }
   return result;
@@ -67,7 +73,8 @@ function parsePointer(pointer: string): string[] {
 
 function arrayIndex(arr: unknown[], token: string, forInsert: boolean): number {
   if (forInsert && token === '-') return arr.length;
-  if (!/^(0|[1-9][0-9]*)$/.test(token)) throw new PatchError(422, `invalid array index ${JSON.stringify(token)}`);
+  if (!/^(0|[1-9][0-9]*)$/.test(token))
+    throw new PatchError(422, `invalid array index ${JSON.stringify(token)}`);
   const index = Number(token);
   if (index > arr.length || (!forInsert && index === arr.length)) {
     throw new PatchError(422, `array index ${index} out of bounds`);
@@ -120,7 +127,10 @@ function addAt(doc: unknown, path: string, value: unknown, replace: boolean): un
     else parent.splice(index, 0, value);
   } else if (isPlainObject(parent)) {
     if (replace && !(token in parent)) {
-      throw new PatchError(422, `replace operation does not apply: doc is missing key: ${path}: missing value`);
+      throw new PatchError(
+        422,
+        `replace operation does not apply: doc is missing key: ${path}: missing value`,
+      );
     }
     parent[token] = value;
   } else {
@@ -131,7 +141,8 @@ function addAt(doc: unknown, path: string, value: unknown, replace: boolean): un
 
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
   if (isPlainObject(a) && isPlainObject(b)) {
     const keys = Object.keys(a);
     return keys.length === Object.keys(b).length && keys.every((k) => k in b && deepEqual(a[k], b[k]));
@@ -149,7 +160,8 @@ function clone<T>(value: T): T {
  * @throws PatchError 400 when `patch` is not an array of operations, 422 when an operation fails.
  */
 export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
-  if (!Array.isArray(patch)) throw new PatchError(400, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  if (!Array.isArray(patch))
+    throw new PatchError(400, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   let root = doc;
   for (const raw of patch) {
     if (!isPlainObject(raw) || typeof raw.op !== 'string' || typeof raw.path !== 'string') {

@@ -123,9 +123,13 @@ export function resolveResourceType(definition: ResourceDefinition): ResourceTyp
   const group = definition.group ?? '';
   const { version, resource, kind, namespaced } = definition;
   if (!DNS_LABEL.test(resource) || !DNS_LABEL.test(version) || kind === '' || /[^A-Za-z0-9]/.test(kind)) {
-    throw new KinformerError(ErrorCodes.INVALID_OPTION, `invalid resource definition ${JSON.stringify(definition)}`, {
-      details: { group, version, resource, kind },
-    });
+    throw new KinformerError(
+      ErrorCodes.INVALID_OPTION,
+      `invalid resource definition ${JSON.stringify(definition)}`,
+      {
+        details: { group, version, resource, kind },
+      },
+    );
   }
   const customResource = definition.customResource ?? false;
   const apiVersion = group === '' ? version : `${group}/${version}`;
@@ -191,9 +195,13 @@ export class ResourceRegistry {
     if (candidates.length === 1) return candidates[0]!;
     const text = typeof ref === 'string' ? ref : JSON.stringify(ref);
     if (candidates.length === 0) {
-      throw new KinformerError(ErrorCodes.NOT_FOUND, `the fake API server has no resource ${text}; register it first`, {
-        details: { resource: text },
-      });
+      throw new KinformerError(
+        ErrorCodes.NOT_FOUND,
+        `the fake API server has no resource ${text}; register it first`,
+        {
+          details: { resource: text },
+        },
+      );
     }
     // Prefer the core group, then the first registered (like kubectl's preferred group order).
     const core = candidates.find((t) => t.group === '');
@@ -206,7 +214,10 @@ export class ResourceRegistry {
   #fromObject(ref: { group?: string; version?: string; resource: string }): ResourceType[] {
     const group = ref.group ?? '';
     return this.#all.filter(
-      (t) => t.resource === ref.resource && t.group === group && (ref.version === undefined || t.version === ref.version),
+      (t) =>
+        t.resource === ref.resource &&
+        t.group === group &&
+        (ref.version === undefined || t.version === ref.version),
     );
   }
 

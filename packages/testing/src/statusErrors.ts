@@ -26,7 +26,12 @@ export function makeStatus(options: {
   details?: StatusDetails;
   metadata?: Status['metadata'];
 }): Status {
-  const out: Status = { kind: 'Status', apiVersion: 'v1', metadata: options.metadata ?? {}, status: options.status ?? 'Failure' };
+  const out: Status = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: options.metadata ?? {},
+    status: options.status ?? 'Failure',
+  };
   if (options.message) out.message = options.message;
   if (options.reason) out.reason = options.reason;
   if (options.details) {
@@ -91,15 +96,25 @@ export function alreadyExistsError(type: ResourceType, name: string): KinformerE
 }
 
 /** The optimistic-concurrency failure message of a stale `resourceVersion`. */
-export const OBJECT_MODIFIED = 'the object has been modified; please apply your changes to the latest version and try again';
+export const OBJECT_MODIFIED =
+  'the object has been modified; please apply your changes to the latest version and try again';
 
 /** 409 `Operation cannot be fulfilled on pods "foo": <detail>`. */
-export function conflictError(type: ResourceType, name: string, detail: string = OBJECT_MODIFIED): KinformerError {
-  return failure(409, 'Conflict', `Operation cannot be fulfilled on ${type.qualifiedResource} ${JSON.stringify(name)}: ${detail}`, {
-    name,
-    group: type.group,
-    kind: type.resource,
-  });
+export function conflictError(
+  type: ResourceType,
+  name: string,
+  detail: string = OBJECT_MODIFIED,
+): KinformerError {
+  return failure(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${type.qualifiedResource} ${JSON.stringify(name)}: ${detail}`,
+    {
+      name,
+      group: type.group,
+      kind: type.resource,
+    },
+  );
 }
 
 /** One `field.Error`: its type (the cause's `reason`), path and body (`Forbidden: …`). */
@@ -123,7 +138,11 @@ export function requiredField(field: string, detail: string): FieldError {
 /** `field.NotSupported(path, value, supported)`. */
 export function notSupportedField(field: string, value: string, supported: readonly string[]): FieldError {
   const list = supported.map((s) => JSON.stringify(s)).join(', ');
-  return { type: 'FieldValueNotSupported', field, body: `Unsupported value: ${JSON.stringify(value)}: supported values: ${list}` };
+  return {
+    type: 'FieldValueNotSupported',
+    field,
+    body: `Unsupported value: ${JSON.stringify(value)}: supported values: ${list}`,
+  };
 }
 
 /** `field.Invalid(path, value, detail)`; `value` is already formatted as Go prints it. */
@@ -135,7 +154,12 @@ export function invalidField(field: string, value: string, detail: string): Fiel
  * 422 `NewInvalid(qualifiedKind, name, errs)`: message `<Kind.group> "<name>" is invalid: <err>` (or
  * `[<err1>, <err2>]`), details `{name, group, kind, causes}`.
  */
-export function invalidError(group: string, kind: string, name: string, errors: readonly FieldError[]): KinformerError {
+export function invalidError(
+  group: string,
+  kind: string,
+  name: string,
+  errors: readonly FieldError[],
+): KinformerError {
   const texts = errors.map((e) => `${e.field}: ${e.body}`);
   const joined = texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`;
   const qualified = group === '' ? kind : `${kind}.${group}`;
@@ -171,7 +195,11 @@ export const CONTINUE_TOO_OLD =
 
 /** A watch's too-old error: `too old resource version: X (Y)`. */
 export function tooOldWatchStatus(requested: number, oldest: number): Status {
-  return makeStatus({ code: 410, reason: 'Expired', message: `too old resource version: ${requested} (${oldest})` });
+  return makeStatus({
+    code: 410,
+    reason: 'Expired',
+    message: `too old resource version: ${requested} (${oldest})`,
+  });
 }
 
 /** 504 `Timeout: Too large resource version: N, current: M` with the `ResourceVersionTooLarge` cause. */
@@ -180,17 +208,25 @@ export function tooLargeResourceVersionStatus(requested: number, current: number
     code: 504,
     reason: 'Timeout',
     message: `Timeout: Too large resource version: ${requested}, current: ${current}`,
-    details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+    details: {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    },
   });
 }
 
 /** 504 for a request that took too long (`Timeout: request did not complete within the allotted timeout`). */
-export function timeoutError(message = 'Timeout: request did not complete within the allotted timeout'): KinformerError {
+export function timeoutError(
+  message = 'Timeout: request did not complete within the allotted timeout',
+): KinformerError {
   return failure(504, 'Timeout', message, {});
 }
 
 /** 429 from the watch cache while it (re)initialises, with `retryAfterSeconds`. */
-export function tooManyRequestsError(retryAfterSeconds: number, message = 'storage is (re)initializing'): KinformerError {
+export function tooManyRequestsError(
+  retryAfterSeconds: number,
+  message = 'storage is (re)initializing',
+): KinformerError {
   return failure(429, 'TooManyRequests', message, { retryAfterSeconds });
 }
 
@@ -232,7 +268,12 @@ export function forbiddenError(
 
 /** 405 MethodNotAllowed. */
 export function methodNotAllowedError(): KinformerError {
-  return failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
+  return failure(
+    405,
+    'MethodNotAllowed',
+    'the server does not allow this method on the requested resource',
+    {},
+  );
 }
 
 /** 406 NotAcceptable. */

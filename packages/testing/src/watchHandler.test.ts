@@ -13,7 +13,11 @@ afterEach(async () => {
   await server?.close();
 });
 
-async function watch(query: string, init: RequestInit = {}, path = '/api/v1/namespaces/default/pods'): Promise<WatchReader> {
+async function watch(
+  query: string,
+  init: RequestInit = {},
+  path = '/api/v1/namespaces/default/pods',
+): Promise<WatchReader> {
   const reader = await WatchReader.open(`${server.url}${path}?${query}`, init);
   readers.push(reader);
   return reader;
@@ -52,7 +56,11 @@ describe('W1: watch from the current RV', () => {
   test('watch=1 and the deprecated /watch/ path are watches too', async () => {
     server = await FakeApiServer.start();
     const a = await watch(`watch=1&resourceVersion=${server.resourceVersion}`);
-    const b = await watch(`resourceVersion=${server.resourceVersion}`, {}, '/api/v1/watch/namespaces/default/pods');
+    const b = await watch(
+      `resourceVersion=${server.resourceVersion}`,
+      {},
+      '/api/v1/watch/namespaces/default/pods',
+    );
     await server.waitForWatchers(2);
     server.create('pods', pod('x'));
     expect((await a.next()).type).toBe('ADDED');
@@ -84,18 +92,19 @@ describe('W2: watch from RV 0 or unset', () => {
     server.create('pods', pod('a', 'ns1'));
     const w = await watch('watch=true&resourceVersion=0&allowWatchBookmarks=true', {}, '/api/v1/pods');
     const events = await w.take(4);
-    expect(events.slice(0, 3).map((e) => `${e.type} ${String(e.object.metadata?.namespace)}/${nameOf(e)}`)).toEqual([
-      'ADDED ns1/a',
-      'ADDED ns1/b',
-      'ADDED ns2/a',
-    ]);
+    expect(
+      events.slice(0, 3).map((e) => `${e.type} ${String(e.object.metadata?.namespace)}/${nameOf(e)}`),
+    ).toEqual(['ADDED ns1/a', 'ADDED ns1/b', 'ADDED ns2/a']);
     const bookmark = events[3]!;
     expect(bookmark).toEqual({
       type: 'BOOKMARK',
       object: {
         kind: 'Pod',
         apiVersion: 'v1',
-        metadata: { resourceVersion: server.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } },
+        metadata: {
+          resourceVersion: server.resourceVersion,
+          annotations: { 'k8s.io/initial-events-end': 'true' },
+        },
         spec: { containers: null },
         status: {},
       },
@@ -121,7 +130,9 @@ describe('W2: watch from RV 0 or unset', () => {
     const w = await watch('watch=true&resourceVersion=0&allowWatchBookmarks=true');
     expect((await w.next()).type).toBe('ADDED');
     await w.expectQuiet(50);
-    const swl = await request(`${server.url}/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
+    const swl = await request(
+      `${server.url}/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`,
+    );
     expect(swl.status).toBe(422);
     expect(swl.json.message).toBe(
       'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
@@ -165,7 +176,9 @@ describe('W4: timeoutSeconds', () => {
   test('sends a bookmark bookmarkBeforeDeadlineMs before the deadline when the RV advanced', async () => {
     const clock = new FakeClock(0);
     server = await FakeApiServer.start({ clock });
-    const w = await watch(`watch=true&resourceVersion=${server.resourceVersion}&timeoutSeconds=5&allowWatchBookmarks=true`);
+    const w = await watch(
+      `watch=true&resourceVersion=${server.resourceVersion}&timeoutSeconds=5&allowWatchBookmarks=true`,
+    );
     await server.waitForWatchers(1);
     const moved = server.bumpResourceVersion();
     clock.advance(2_999);
@@ -173,7 +186,13 @@ describe('W4: timeoutSeconds', () => {
     clock.advance(1);
     expect(await w.next()).toEqual({
       type: 'BOOKMARK',
-      object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: moved }, spec: { containers: null }, status: {} },
+      object: {
+        kind: 'Pod',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: moved },
+        spec: { containers: null },
+        status: {},
+      },
     });
     clock.advance(2_000);
     expect(await w.readToEnd()).toEqual({ lines: [] });
@@ -237,7 +256,11 @@ describe('W6: selector transitions', () => {
 
   test('field selectors transition the same way', async () => {
     server = await FakeApiServer.start();
-    const w = await watch(`watch=true&resourceVersion=${server.resourceVersion}&fieldSelector=spec.nodeName%3Dn1`, {}, '/api/v1/pods');
+    const w = await watch(
+      `watch=true&resourceVersion=${server.resourceVersion}&fieldSelector=spec.nodeName%3Dn1`,
+      {},
+      '/api/v1/pods',
+    );
     await server.waitForWatchers(1);
     server.create('pods', pod('p'));
     server.patch('pods', 'default/p', { spec: { nodeName: 'n1' } });
@@ -260,11 +283,15 @@ describe('W7: sendInitialEvents validation', () => {
 
   test('resourceVersionMatch on a watch needs sendInitialEvents and must be NotOlderThan', async () => {
     server = await FakeApiServer.start();
-    const noSend = await request(`${server.url}/api/v1/pods?watch=true&resourceVersion=5&resourceVersionMatch=NotOlderThan`);
+    const noSend = await request(
+      `${server.url}/api/v1/pods?watch=true&resourceVersion=5&resourceVersionMatch=NotOlderThan`,
+    );
     expect(noSend.json.message).toBe(
       'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
     );
-    const exact = await request(`${server.url}/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=Exact`);
+    const exact = await request(
+      `${server.url}/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=Exact`,
+    );
     expect(exact.json.message).toBe(
       'ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"]',
     );
@@ -285,7 +312,9 @@ describe('W8: streaming list (sendInitialEvents=true)', () => {
     server = await FakeApiServer.start();
     server.create('pods', pod('b'));
     server.create('pods', pod('a'));
-    const w = await watch('watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=');
+    const w = await watch(
+      'watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=',
+    );
     const initial = await w.take(3);
     expect(initial.map((e) => e.type)).toEqual(['ADDED', 'ADDED', 'BOOKMARK']);
     expect(initial.slice(0, 2).map(nameOf)).toEqual(['a', 'b']);
@@ -302,7 +331,9 @@ describe('W8: streaming list (sendInitialEvents=true)', () => {
   test('sends the bookmark even with zero initial events, and honours selectors', async () => {
     server = await FakeApiServer.start();
     server.create('pods', pod('a', 'default', { labels: { app: 'db' } }));
-    const w = await watch('watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=app%3Dweb');
+    const w = await watch(
+      'watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=app%3Dweb',
+    );
     expect((await w.next()).type).toBe('BOOKMARK');
   });
 
@@ -310,7 +341,9 @@ describe('W8: streaming list (sendInitialEvents=true)', () => {
     const clock = new FakeClock(0);
     server = await FakeApiServer.start({ clock });
     const rv = Number(server.resourceVersion) + 10;
-    const w = await watch(`watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${rv}`);
+    const w = await watch(
+      `watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${rv}`,
+    );
     expect(w.status).toBe(200);
     await server.waitFor(() => clock.pendingTimers() > 0);
     clock.advance(3_000);
@@ -325,7 +358,10 @@ describe('W8: streaming list (sendInitialEvents=true)', () => {
         status: 'Failure',
         message: `Timeout: Too large resource version: ${rv}, current: ${server.resourceVersion}`,
         reason: 'Timeout',
-        details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+        details: {
+          causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+          retryAfterSeconds: 1,
+        },
         code: 504,
       },
     });
@@ -334,7 +370,9 @@ describe('W8: streaming list (sendInitialEvents=true)', () => {
   test('sendInitialEvents=false with NotOlderThan starts after the current revision', async () => {
     server = await FakeApiServer.start();
     server.create('pods', pod('a'));
-    const w = await watch('watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&resourceVersion=0');
+    const w = await watch(
+      'watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&resourceVersion=0',
+    );
     await server.waitForWatchers(1);
     await w.expectQuiet(50);
     server.create('pods', pod('b'));
@@ -363,7 +401,11 @@ describe('W9: watch from a future RV', () => {
 describe('single-object and metadata-only watches', () => {
   test('a watch on a named path follows that one object', async () => {
     server = await FakeApiServer.start();
-    const w = await watch(`watch=true&resourceVersion=${server.resourceVersion}`, {}, '/api/v1/namespaces/default/pods/one');
+    const w = await watch(
+      `watch=true&resourceVersion=${server.resourceVersion}`,
+      {},
+      '/api/v1/namespaces/default/pods/one',
+    );
     await server.waitForWatchers(1);
     server.create('pods', pod('two'));
     server.create('pods', pod('one'));
@@ -385,7 +427,10 @@ describe('single-object and metadata-only watches', () => {
     expect(bookmark!.object).toEqual({
       kind: 'PartialObjectMetadata',
       apiVersion: 'meta.k8s.io/v1',
-      metadata: { resourceVersion: server.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } },
+      metadata: {
+        resourceVersion: server.resourceVersion,
+        annotations: { 'k8s.io/initial-events-end': 'true' },
+      },
     });
     server.patch('pods', 'default/a', { spec: { nodeName: 'n' } });
     const modified = await w.next();
@@ -395,7 +440,9 @@ describe('single-object and metadata-only watches', () => {
 
   test('fans one write out to many watchers, each getting the same line', async () => {
     server = await FakeApiServer.start();
-    const ws = await Promise.all([1, 2, 3].map(() => watch(`watch=true&resourceVersion=${server.resourceVersion}`)));
+    const ws = await Promise.all(
+      [1, 2, 3].map(() => watch(`watch=true&resourceVersion=${server.resourceVersion}`)),
+    );
     await server.waitForWatchers(3);
     server.create('pods', pod('a'));
     const lines = await Promise.all(ws.map((w) => w.nextLine()));

@@ -3,7 +3,12 @@ import type { ServerResponse } from 'node:http';
 import type { Clock, Status, Timer } from '@kinformer/core';
 import type { EventView, HistoryEvent } from './eventHistory.js';
 import { namespaceRange } from './listHandler.js';
-import { parseResourceVersion, selectorFilter, type EntryFilter, type ListOptionsQuery } from './listOptions.js';
+import {
+  parseResourceVersion,
+  selectorFilter,
+  type EntryFilter,
+  type ListOptionsQuery,
+} from './listOptions.js';
 import type { Representation } from './negotiation.js';
 import type { EventSink, ObjectStore, ResourceTable } from './objectStore.js';
 import { tooLargeResourceVersionStatus, tooOldWatchStatus } from './statusErrors.js';
@@ -16,7 +21,8 @@ import { tooLargeResourceVersionStatus, tooOldWatchStatus } from './statusErrors
  * - `truncated-line`: the first half of an event line, then a connection reset;
  * - `{ error: Status }`: an in-stream `ERROR` event with that Status, then a clean end.
  */
-export type WatchInjection = 'malformed-line' | 'unknown-event-type' | 'null-object' | 'truncated-line' | { error: Status };
+export type WatchInjection =
+  'malformed-line' | 'unknown-event-type' | 'null-object' | 'truncated-line' | { error: Status };
 
 /** Timing of watch streams. */
 export interface WatchTiming {
@@ -239,7 +245,8 @@ export class Watcher implements EventSink {
     const timeoutMs = this.#query.timeoutSeconds * 1000;
     if (timeoutMs > 0) {
       const bookmarkAt = timeoutMs - bookmarkBeforeDeadlineMs;
-      if (this.bookmarks && bookmarkAt > 0) this.#deadlineTimers.push(clock.setTimeout(() => this.maybeBookmark(), bookmarkAt));
+      if (this.bookmarks && bookmarkAt > 0)
+        this.#deadlineTimers.push(clock.setTimeout(() => this.maybeBookmark(), bookmarkAt));
       this.#deadlineTimers.push(
         clock.setTimeout(() => {
           if (this.#stalled) this.#deadlinePassed = true;
@@ -276,7 +283,9 @@ export class Watcher implements EventSink {
         const metadata: Record<string, unknown> = { name: 'kinformer-unknown-event' };
         if (type.namespaced) metadata.namespace = this.namespace ?? 'default';
         metadata.resourceVersion = String(store.rev);
-        this.#enqueue(`{"type":"SURPRISE","object":${JSON.stringify({ kind: type.kind, apiVersion: type.apiVersion, metadata })}}\n`);
+        this.#enqueue(
+          `{"type":"SURPRISE","object":${JSON.stringify({ kind: type.kind, apiVersion: type.apiVersion, metadata })}}\n`,
+        );
         break;
       }
       case 'truncated-line':

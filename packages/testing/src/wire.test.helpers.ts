@@ -26,7 +26,12 @@ export async function request(url: string, init: RequestInit = {}): Promise<Wire
 }
 
 /** Sends a JSON body with `method`. */
-export function send(url: string, method: string, body: unknown, contentType = 'application/json'): Promise<WireResponse> {
+export function send(
+  url: string,
+  method: string,
+  body: unknown,
+  contentType = 'application/json',
+): Promise<WireResponse> {
   return request(url, { method, headers: { 'Content-Type': contentType }, body: JSON.stringify(body) });
 }
 
@@ -105,7 +110,8 @@ export class WatchReader {
       }
       if (this.#done) return null;
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new Error(`no watch line within ${timeoutMs}ms (buffered: ${JSON.stringify(this.#buffer)})`);
+      if (remaining <= 0)
+        throw new Error(`no watch line within ${timeoutMs}ms (buffered: ${JSON.stringify(this.#buffer)})`);
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         this.#fill(),
@@ -140,7 +146,8 @@ export class WatchReader {
       if (err instanceof Error && err.message.startsWith('no watch line')) return undefined;
       throw err;
     });
-    if (line !== undefined) throw new Error(`expected a quiet stream, got ${line === null ? 'its end' : line}`);
+    if (line !== undefined)
+      throw new Error(`expected a quiet stream, got ${line === null ? 'its end' : line}`);
   }
 
   /** Reads every remaining line until the stream ends. */
@@ -170,18 +177,30 @@ export class WatchReader {
 
 /** Decodes a continue token (base64url JSON). */
 export function decodeToken(token: string): { v: string; rv: number; start: string } {
-  return JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { v: string; rv: number; start: string };
+  return JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {
+    v: string;
+    rv: number;
+    start: string;
+  };
 }
 
 /** A pod body for tests. */
 export function pod(
   name: string,
   namespace = 'default',
-  extra: { labels?: Record<string, string>; spec?: Record<string, unknown>; status?: Record<string, unknown> } = {},
+  extra: {
+    labels?: Record<string, string>;
+    spec?: Record<string, unknown>;
+    status?: Record<string, unknown>;
+  } = {},
 ): { metadata: Record<string, unknown>; spec: Record<string, unknown>; status?: Record<string, unknown> } {
   const metadata: Record<string, unknown> = { name, namespace };
   if (extra.labels) metadata.labels = extra.labels;
-  const out: { metadata: Record<string, unknown>; spec: Record<string, unknown>; status?: Record<string, unknown> } = {
+  const out: {
+    metadata: Record<string, unknown>;
+    spec: Record<string, unknown>;
+    status?: Record<string, unknown>;
+  } = {
     metadata,
     spec: { containers: [{ name: 'c', image: 'nginx' }], ...extra.spec },
   };
