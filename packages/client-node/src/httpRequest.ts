@@ -34,8 +34,12 @@ const USER_AGENT = 'kinformer (@kinformer/client-node)';
  * LIST forever. Watches have the reflector's stall detection on top.
  */
 export const TCP_KEEPALIVE_MS = 30_000;
-/** How long an idle keep-alive connection waits in the pool for the next LIST request. */
-export const IDLE_CONNECTION_TIMEOUT_MS = 5_000;
+/**
+ * How long an idle keep-alive connection waits in the pool for the next LIST request: long enough
+ * for the next page of a paginated list, short enough that a stopped informer leaves no socket
+ * behind for long (idle pooled sockets never keep the process alive either).
+ */
+export const IDLE_CONNECTION_TIMEOUT_MS = 1_000;
 /** Retries of a request whose reused idle connection turned out to be closed by the server. */
 const STALE_CONNECTION_RETRIES = 2;
 
