@@ -31,6 +31,8 @@ async function main(): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
+      // `pnpm soak -- --duration 2m` passes the `--` through: drop it.
+      args: process.argv.slice(2).filter((a) => a !== '--'),
       options: {
         seed: { type: 'string' },
         duration: { type: 'string' },
