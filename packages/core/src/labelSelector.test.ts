@@ -246,15 +246,33 @@ describe('parseLabelSelector: errors', () => {
     expect(err.details).toEqual({ selector: text, position });
   });
 
-  it('rejects the integer comparisons it does not support yet, saying so', () => {
-    for (const [text, op] of [
-      ['x>1', '>'],
-      ['x<1', '<'],
-      ['a=b,x > 1', '>'],
+  it('parses and matches the integer comparisons k>n and k<n as apimachinery does', () => {
+    const gt = parseLabelSelector('x>1');
+    expect(gt.requirements).toEqual([{ key: 'x', operator: 'gt', values: ['1'] }]);
+    expect(gt.toString()).toBe('x>1');
+    expect(gt.matches({ x: '2' })).toBe(true);
+    expect(gt.matches({ x: '1' })).toBe(false);
+    expect(gt.matches({ x: 'abc' })).toBe(false); // not an integer: no match
+    expect(gt.matches({})).toBe(false); // absent: no match
+    const lt = parseLabelSelector('a=b, x < -3');
+    expect(lt.toString()).toBe('a=b,x<-3');
+    expect(lt.matches({ a: 'b', x: '-4' })).toBe(true);
+    expect(lt.matches({ a: 'b', x: '-3' })).toBe(false);
+    expect(parseLabelSelector(lt.toString()).requirements).toEqual(lt.requirements);
+    expect(parseLabelSelector('x>9223372036854775806').matches({ x: '9223372036854775807' })).toBe(true);
+  });
+
+  it('rejects a comparison whose bound is not an integer, naming the position', () => {
+    for (const [text, at] of [
+      ['x>a', 2],
+      ['x<1.5', 2],
+      ['x>', 2],
+      ['x>99999999999999999999', 2],
     ] as const) {
       const err = thrown(() => parseLabelSelector(text));
-      expect(err.message).toContain(`'${op}' is not supported`);
-      expect(err.details?.position).toBe(text.indexOf(op));
+      expect(err.code).toBe(ErrorCodes.INVALID_SELECTOR);
+      expect(err.message).toContain('must be an integer');
+      expect(err.details?.position).toBe(at);
     }
   });
 

@@ -1,7 +1,10 @@
 import { ErrorCodes, KinformerError } from './errors.js';
 
-/** Label selector operators (the Kubernetes grammar's `=`/`==` are both `=`). */
-export type LabelSelectorOperator = '=' | '!=' | 'in' | 'notin' | 'exists' | '!';
+/**
+ * Label selector operators (the Kubernetes grammar's `=`/`==` are both `=`; `gt`/`lt` are the
+ * integer comparisons `k>5`/`k<5`).
+ */
+export type LabelSelectorOperator = '=' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
 
 /** One requirement of a label selector: `key op values`. */
 export interface LabelRequirement {
@@ -51,7 +54,7 @@ export interface LabelSelectorObject {
  * `toString()` is canonical and `parseLabelSelector(s.toString())` equals `s`. The selector is
  * compiled once; `matches` allocates nothing.
  *
- * The integer comparisons `k>5` / `k<5` that newer API servers accept are not supported yet.
+ * The integer comparisons `k>5` / `k<5` match labels whose value is an integer beyond the bound.
  *
  * @throws KinformerError `ERR_INVALID_SELECTOR` naming the offending text and its 0-based position,
  *   with `details: { selector, position }`.
@@ -178,6 +181,8 @@ const OP_IN = 2;
 const OP_NOT_IN = 3;
 const OP_EXISTS = 4;
 const OP_NOT_EXISTS = 5;
+const OP_GREATER = 6;
+const OP_LESS = 7;
 
 const OP_CODES: Readonly<Record<LabelSelectorOperator, number>> = {
   '=': OP_EQUALS,
@@ -186,7 +191,16 @@ const OP_CODES: Readonly<Record<LabelSelectorOperator, number>> = {
   notin: OP_NOT_IN,
   exists: OP_EXISTS,
   '!': OP_NOT_EXISTS,
+  gt: OP_GREATER,
+  lt: OP_LESS,
 };
+
+/** A label value as apimachinery's `strconv.ParseInt(v, 10, 64)` reads it, or `undefined`. */
+function labelInteger(value: string): bigint | undefined {
+  if (!/^[+-]?\d+$/.test(value)) return undefined;
+  const n = BigInt(value);
+  return n >= -(2n ** 63n) && n < 2n ** 63n ? n : undefined;
+}
 
 /** Sets larger than this are looked up through a `Set` rather than a linear scan. */
 const SET_THRESHOLD = 8;
@@ -198,6 +212,8 @@ interface CompiledRequirement {
   readonly value: string;
   readonly values: readonly string[];
   readonly set: ReadonlySet<string> | undefined;
+  /** The bound of `gt`/`lt`. */
+  readonly bound: bigint | undefined;
 }
 
 class LabelSelectorImpl implements LabelSelector {
@@ -213,6 +229,7 @@ class LabelSelectorImpl implements LabelSelector {
       value: r.values[0] ?? '',
       values: r.values,
       set: r.values.length > SET_THRESHOLD ? new Set(r.values) : undefined,
+      bound: r.operator === 'gt' || r.operator === 'lt' ? labelInteger(r.values[0] ?? '') : undefined,
     }));
     this.#text = requirements.map(requirementString).join(',');
   }
@@ -240,6 +257,14 @@ class LabelSelectorImpl implements LabelSelector {
         case OP_EXISTS:
           if (!present) return false;
           break;
+        case OP_GREATER:
+        case OP_LESS: {
+          // As apimachinery: the label must exist and be an integer.
+          const n = present ? labelInteger(raw) : undefined;
+          if (n === undefined || r.bound === undefined) return false;
+          if (r.op === OP_GREATER ? !(n > r.bound) : !(n < r.bound)) return false;
+          break;
+        }
         default:
           if (present) return false;
       }
@@ -298,6 +323,10 @@ function requirementString(r: LabelRequirement): string {
       return `${r.key} in (${r.values.join(',')})`;
     case 'notin':
       return `${r.key} notin (${r.values.join(',')})`;
+    case 'gt':
+      return `${r.key}>${r.values[0] ?? ''}`;
+    case 'lt':
+      return `${r.key}<${r.values[0] ?? ''}`;
   }
 }
 
@@ -461,8 +490,12 @@ class Parser {
       case '!=':
         return requirement(key, '!=', [this.parseExactValue()]);
       case '>':
-      case '<':
-        throw this.error(op, `the integer comparison '${op.text}' is not supported by kinformer yet`);
+      case '<': {
+        const token = this.consume();
+        if (token.kind !== 'ident' || labelInteger(token.text) === undefined)
+          throw this.error(token, `for '${op.text}' the value must be an integer`);
+        return requirement(key, op.kind === '>' ? 'gt' : 'lt', [token.text]);
+      }
       default:
         throw this.error(op, 'expected one of in, notin, =, ==, !=');
     }
