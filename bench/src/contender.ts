@@ -8,8 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { clientNode } from './contenders/clientNode.js';
-import { floor } from './contenders/floor.js';
-import { floorHttp } from './contenders/floorHttp.js';
+import { floor, floorHttp } from './contenders/rawFloor.js';
 import {
   kinformer,
   kinformerMetadata,

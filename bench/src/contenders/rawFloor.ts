@@ -1,7 +1,9 @@
 /**
- * A second floor on node:http instead of fetch (fetch's web streams cost more than node's own
- * streams): pages the list with a keep-alive agent, one `JSON.parse` per page, then splits the watch
- * stream on newlines in bytes with one `JSON.parse` per event into a Map. No queue, no indexes.
+ * The floors: the least work an informer can do. Page the list (`limit=500`), `JSON.parse` each page
+ * into a Map, then split the watch stream on newlines in bytes and `JSON.parse` each event into the
+ * Map. No queue, no indexes, no handlers' buffers, no error handling beyond a relist on 410. The two
+ * floors differ only in transport: `fetch` (the issue's floor) and `node:http` with keep-alive (fetch's
+ * web streams cost more than node's streams, so that floor is the stricter one).
  */
 import http from 'node:http';
 import type { Contender } from './types.js';
@@ -10,21 +12,38 @@ interface Pod {
   metadata: { namespace: string; name: string; resourceVersion: string };
 }
 
-function get(agent: http.Agent, url: string, signal: AbortSignal): Promise<http.IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent, signal }, resolve);
-    req.on('error', reject);
-  });
+/** How a floor talks HTTP: a whole body as text, or a body as a stream of byte chunks. */
+interface Transport {
+  text(url: string, signal: AbortSignal): Promise<string>;
+  chunks(url: string, signal: AbortSignal): Promise<AsyncIterable<Uint8Array>>;
+  close(): void;
 }
 
-async function body(res: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of res) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+const fetchTransport = (): Transport => ({
+  text: async (url, signal) => (await fetch(url, { signal })).text(),
+  chunks: async (url, signal) => (await fetch(url, { signal })).body as ReadableStream<Uint8Array>,
+  close: () => {},
+});
 
-export function floorHttp(serverUrl: string): Contender {
+function httpTransport(): Transport {
   const agent = new http.Agent({ keepAlive: true });
+  const get = (url: string, signal: AbortSignal): Promise<http.IncomingMessage> =>
+    new Promise((resolve, reject) => http.get(url, { agent, signal }, resolve).on('error', reject));
+  return {
+    async text(url, signal) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await get(url, signal)) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    chunks: get,
+    close: () => agent.destroy(),
+  };
+}
+
+export const floor = (serverUrl: string): Contender => rawFloor(serverUrl, fetchTransport());
+export const floorHttp = (serverUrl: string): Contender => rawFloor(serverUrl, httpTransport());
+
+function rawFloor(serverUrl: string, transport: Transport): Contender {
   let cache = new Map<string, Pod>();
   let rv = '';
   let onEvent: () => void = () => {};
@@ -36,9 +55,7 @@ export function floorHttp(serverUrl: string): Contender {
     let cont = '';
     for (;;) {
       const q = cont ? `limit=500&continue=${encodeURIComponent(cont)}` : 'limit=500&resourceVersion=0';
-      const page = JSON.parse(
-        await body(await get(agent, `${serverUrl}/api/v1/pods?${q}`, abort.signal)),
-      ) as {
+      const page = JSON.parse(await transport.text(`${serverUrl}/api/v1/pods?${q}`, abort.signal)) as {
         metadata: { resourceVersion: string; continue?: string };
         items: Pod[];
       };
@@ -52,11 +69,15 @@ export function floorHttp(serverUrl: string): Contender {
 
   async function watchLoop(): Promise<void> {
     while (!abort.signal.aborted) {
-      const res = await get(agent, `${serverUrl}/api/v1/pods?watch=true&resourceVersion=${rv}`, abort.signal);
+      const body = await transport.chunks(
+        `${serverUrl}/api/v1/pods?watch=true&resourceVersion=${rv}`,
+        abort.signal,
+      );
       let rest: Buffer | undefined;
       let expired = false;
-      for await (const value of res) {
-        const buf = rest ? Buffer.concat([rest, value as Buffer]) : (value as Buffer);
+      for await (const value of body) {
+        const chunk = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+        const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
         let start = 0;
         for (let nl = buf.indexOf(10, start); nl !== -1; nl = buf.indexOf(10, start)) {
           const ev = JSON.parse(buf.toString('utf8', start, nl)) as {
@@ -100,7 +121,7 @@ export function floorHttp(serverUrl: string): Contender {
     },
     stop() {
       abort.abort();
-      agent.destroy();
+      transport.close();
       return Promise.resolve();
     },
   };
