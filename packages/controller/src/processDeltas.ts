@@ -97,7 +97,11 @@ async function finishAsync<T>(
   if (storeError !== undefined) throw storeError.error;
 }
 
-/** Applies one delta to the store and calls the handler; returns the handler's promise when it returned one. */
+/**
+ * Applies one delta to the store and calls the handler; returns the handler's promise when it returned
+ * one. This is {@link writeStore} then {@link callHandler} fused, on purpose: the synchronous path is
+ * every event's path, and fusing them spares a `PendingCall` object per event.
+ */
 function applyDelta<T>(
   handler: ResourceEventHandler<T>,
   store: Store<T>,
