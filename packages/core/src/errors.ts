@@ -75,8 +75,6 @@ export const ErrorCodes = {
   ALREADY_STARTED: 'ERR_ALREADY_STARTED',
   /** An event handler threw or rejected. */
   HANDLER_FAILED: 'ERR_HANDLER_FAILED',
-  /** The work queue is shutting down. */
-  QUEUE_SHUT_DOWN: 'ERR_QUEUE_SHUT_DOWN',
   /** `waitForCacheSync` gave up: the signal was aborted or an informer can never sync. */
   CACHE_SYNC_FAILED: 'ERR_CACHE_SYNC_FAILED',
   /** The operation was aborted through its AbortSignal. */

@@ -359,6 +359,7 @@ describe('resourceVersions that are not numbers or go back in time', () => {
     expect(line).toMatchObject({
       level: LEVEL.debug,
       component: 'reflector',
+      code: ErrorCodes.BAD_RESOURCE_VERSION,
       resourceVersion: 'not-a-number',
     });
     expect(requestLog(s.server)).toHaveLength(2);
@@ -401,6 +402,7 @@ describe('resourceVersions that are not numbers or go back in time', () => {
     expect(line).toMatchObject({
       level: LEVEL.warn,
       component: 'reflector',
+      code: ErrorCodes.BAD_RESOURCE_VERSION,
       resourceVersion: oldRV,
       previous: newer.metadata.resourceVersion,
     });

@@ -1023,13 +1023,16 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private setResourceVersionFromEvent(rv: string): void {
     if (!isNumericResourceVersion(rv)) {
       this.counters.resourceVersionAnomalies++;
-      this.logger.debug({ resourceVersion: rv }, 'non-numeric resourceVersion; treating it as opaque');
+      this.logger.debug(
+        { code: ErrorCodes.BAD_RESOURCE_VERSION, resourceVersion: rv },
+        'non-numeric resourceVersion; treating it as opaque',
+      );
     } else {
       const order = compareResourceVersions(rv, this.lastSyncRV);
       if (order !== undefined && order < 0) {
         this.counters.resourceVersionAnomalies++;
         this.logger.warn(
-          { resourceVersion: rv, previous: this.lastSyncRV },
+          { code: ErrorCodes.BAD_RESOURCE_VERSION, resourceVersion: rv, previous: this.lastSyncRV },
           'resourceVersion went backwards',
         );
       }
