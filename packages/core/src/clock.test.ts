@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 
-import { FakeClock, flush, realClock } from './clock.js';
+import { FakeClock, flush, MAX_TIMER_DELAY_MS, realClock } from './clock.js';
 
 function abortListeners(signal: AbortSignal): number {
   return getEventListeners(signal, 'abort').length;
@@ -185,6 +185,24 @@ describe('Clock.sleep', () => {
   });
 });
 
+describe('FakeClock with delays beyond the real timer limit', () => {
+  it('fires a 30-day timer exactly when due and never fires an infinite one', async () => {
+    const clock = new FakeClock();
+    const fired: number[] = [];
+    const thirtyDays = 30 * 24 * 3_600_000;
+    clock.setTimeout(() => fired.push(clock.now()), thirtyDays);
+    clock.setTimeout(() => fired.push(-1), Infinity);
+    clock.advance(1);
+    expect(fired).toEqual([]);
+    expect(await clock.tickToNext()).toBe(true);
+    expect(fired).toEqual([thirtyDays]);
+    expect(await clock.tickToNext()).toBe(false);
+    expect(clock.now()).toBe(thirtyDays);
+    clock.advance(Number.MAX_SAFE_INTEGER);
+    expect(fired).toEqual([thirtyDays]);
+  });
+});
+
 describe('realClock', () => {
   it('reads the wall clock', () => {
     const before = Date.now();
@@ -211,5 +229,102 @@ describe('realClock', () => {
     controller.abort();
     await long; // would time the test out if the timer were still what resolves it
     expect(abortListeners(controller.signal)).toBe(0);
+  });
+
+  it('does not fire a 30-day timer early (Node fires delays above 2^31-1 ms after 1 ms)', async () => {
+    const fired: string[] = [];
+    const long = realClock.setTimeout(() => fired.push('30 days'), 30 * 24 * 3_600_000);
+    const never = realClock.setTimeout(() => fired.push('Infinity'), Infinity);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(fired).toEqual([]);
+    } finally {
+      long.cancel();
+      never.cancel();
+    }
+  });
+});
+
+describe('realClock with a stubbed global setTimeout', () => {
+  interface Armed {
+    fn: () => void;
+    ms: number;
+    cleared: boolean;
+    unrefed: boolean;
+  }
+
+  /** Replaces the global timer functions for `body`, recording every timer armed. */
+  function withStubbedTimers(body: (armed: Armed[]) => void): void {
+    const realSet = globalThis.setTimeout;
+    const realClear = globalThis.clearTimeout;
+    const armed: Armed[] = [];
+    const stubSet = (fn: () => void, ms: number): unknown => {
+      const timer: Armed = { fn, ms, cleared: false, unrefed: false };
+      armed.push(timer);
+      return {
+        unref: () => {
+          timer.unrefed = true;
+        },
+        timer,
+      };
+    };
+    const stubClear = (handle: { timer: Armed }): void => {
+      handle.timer.cleared = true;
+    };
+    globalThis.setTimeout = stubSet as unknown as typeof setTimeout;
+    globalThis.clearTimeout = stubClear as unknown as typeof clearTimeout;
+    try {
+      body(armed);
+    } finally {
+      globalThis.setTimeout = realSet;
+      globalThis.clearTimeout = realClear;
+    }
+  }
+
+  it('waits a delay above the limit out in steps of at most 2^31-1 ms, then fires once', () => {
+    withStubbedTimers((armed) => {
+      const thirtyDays = 30 * 24 * 3_600_000;
+      let fired = 0;
+      realClock.setTimeout(() => fired++, thirtyDays);
+      expect(armed.map((t) => t.ms)).toEqual([MAX_TIMER_DELAY_MS]);
+      armed[0]!.fn();
+      expect(fired).toBe(0);
+      expect(armed.map((t) => t.ms)).toEqual([MAX_TIMER_DELAY_MS, thirtyDays - MAX_TIMER_DELAY_MS]);
+      armed[1]!.fn();
+      expect(fired).toBe(1);
+      expect(armed).toHaveLength(2);
+    });
+  });
+
+  it('arms a delay within the limit as one timer', () => {
+    withStubbedTimers((armed) => {
+      realClock.setTimeout(() => undefined, MAX_TIMER_DELAY_MS);
+      realClock.setTimeout(() => undefined, -5);
+      expect(armed.map((t) => t.ms)).toEqual([MAX_TIMER_DELAY_MS, 0]);
+    });
+  });
+
+  it('cancels and unrefs whichever step is armed', () => {
+    withStubbedTimers((armed) => {
+      let fired = 0;
+      const timer = realClock.setTimeout(() => fired++, 3 * MAX_TIMER_DELAY_MS);
+      timer.unref?.();
+      armed[0]!.fn();
+      expect(armed[1]!.unrefed).toBe(true); // a re-armed step stays unref'd
+      timer.cancel();
+      expect(armed[1]!.cleared).toBe(true);
+      expect(armed[0]!.cleared).toBe(false);
+      expect(fired).toBe(0);
+    });
+  });
+
+  it('never fires an infinite delay: each step re-arms', () => {
+    withStubbedTimers((armed) => {
+      let fired = 0;
+      realClock.setTimeout(() => fired++, Infinity);
+      for (let i = 0; i < 5; i++) armed[i]!.fn();
+      expect(armed.map((t) => t.ms)).toEqual(Array(6).fill(MAX_TIMER_DELAY_MS));
+      expect(fired).toBe(0);
+    });
   });
 });

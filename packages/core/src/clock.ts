@@ -36,14 +36,35 @@ function sleepWith(clock: Pick<Clock, 'setTimeout'>, ms: number, signal?: AbortS
   });
 }
 
-/** The wall clock (`Date.now`, `setTimeout`). */
+/**
+ * The longest delay Node's `setTimeout` honours (2³¹−1 ms, about 24.8 days). A longer one fires
+ * after 1 ms with a `TimeoutOverflowWarning`, so {@link realClock} waits longer delays out in steps
+ * of at most this many milliseconds.
+ */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * The wall clock (`Date.now`, `setTimeout`). A delay above {@link MAX_TIMER_DELAY_MS} is waited out
+ * as a chain of timers of at most that length, so a 30-day resync fires after 30 days, not after
+ * 1 ms; an infinite delay never fires. `cancel` and `unref` apply to whichever step is armed.
+ */
 export const realClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn, ms) {
-    const handle = setTimeout(fn, Math.max(0, ms));
+    let remaining = Math.max(0, ms);
+    let unrefed = false;
+    let handle: ReturnType<typeof setTimeout>;
+    const arm = (): void => {
+      const step = Math.min(remaining, MAX_TIMER_DELAY_MS);
+      remaining -= step;
+      handle = setTimeout(remaining > 0 ? arm : fn, step);
+      if (unrefed) handle.unref();
+    };
+    arm();
     return {
       cancel: () => clearTimeout(handle),
       unref: () => {
+        unrefed = true;
         handle.unref();
       },
     };
@@ -135,10 +156,14 @@ export class FakeClock implements Clock {
     await flush();
   }
 
-  /** Advances straight to the next timer and fires it (and any due at the same time). */
+  /**
+   * Advances straight to the next timer and fires it (and any due at the same time). Returns
+   * `false`, without moving time, when no timer waits or only timers with an infinite delay do
+   * (those never fire, as on the real clock).
+   */
   async tickToNext(): Promise<boolean> {
     const next = this.nextTimerAt();
-    if (next === undefined) return false;
+    if (next === undefined || next === Infinity) return false;
     await this.tick(next - this.current);
     return true;
   }
