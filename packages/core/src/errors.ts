@@ -69,6 +69,18 @@ export const ErrorCodes = {
   UNEXPECTED_TYPE: 'ERR_UNEXPECTED_TYPE',
   /** An object's resourceVersion is not a decimal number, or goes back in time. */
   BAD_RESOURCE_VERSION: 'ERR_BAD_RESOURCE_VERSION',
+  /** A JSON value from the server is nested deeper than `MAX_OBJECT_DEPTH` (10 000, Go's decoder limit). */
+  OBJECT_TOO_DEEP: 'ERR_OBJECT_TOO_DEEP',
+  /**
+   * The server's TLS certificate cannot be trusted: not signed by the configured CA, expired, or not
+   * issued for the server's name. Retrying cannot fix it.
+   */
+  TLS: 'ERR_TLS',
+  /**
+   * The KubeConfig's credentials cannot be used: an exec credential plugin failed or printed
+   * something that is not an ExecCredential, or a token/header value holds characters a header may not.
+   */
+  CREDENTIALS: 'ERR_CREDENTIALS',
   /** The informer was stopped; the operation is not allowed any more. */
   INFORMER_STOPPED: 'ERR_INFORMER_STOPPED',
   /** `run` was called on something that is already running. */

@@ -40,3 +40,10 @@ export type { CreateLoggerOptions, Logger } from './logger.js';
 export { componentLogger, createLogger, getDefaultLogger, REDACT_PATHS } from './logger.js';
 export { deepFreeze, defaultFreezeObjects } from './freeze.js';
 export { RingBuffer } from './ringBuffer.js';
+export {
+  jsonNestingExceeds,
+  MAX_OBJECT_DEPTH,
+  objectDepth,
+  objectTooDeepError,
+  validateResourceVersion,
+} from './wireValidation.js';
