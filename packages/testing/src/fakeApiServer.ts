@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -6,33 +5,21 @@ import type { TLSSocket } from 'node:tls';
 import {
   componentLogger,
   ErrorCodes,
-  isKinformerError,
   KinformerError,
   realClock,
   type Clock,
   type KubeObject,
   type Logger,
   type ObjectMeta,
-  type Status,
 } from '@kinformer/core';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parseApiPath, verbOf, type ApiPath } from './apiPath.js';
-import { jsonClone } from './jsonClone.js';
-import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import { fakeKubeConfig, type FakeKubeConfigOptions } from './fakeKubeConfig.js';
-import { FakeApiServerFaults, type FailureResponse, type RequestVerb } from './faults.js';
-import { serveList } from './listHandler.js';
-import {
-  decodeListOptions,
-  invalidResourceVersionMessage,
-  parseQueryBool,
-  parseResourceVersion,
-  selectorFilter,
-} from './listOptions.js';
-import { negotiate, type Representation, type ResponseTarget } from './negotiation.js';
+import { FakeApiServerFaults } from './faults.js';
+import { HttpApi } from './httpApi.js';
+import { jsonClone } from './jsonClone.js';
 import { ObjectStore, type DeletePreconditions } from './objectStore.js';
-import { patchTypeOf, type PatchType } from './patch.js';
-import { RequestRecord, type RecordedRequest } from './recordedRequest.js';
+import type { PatchType } from './patch.js';
+import type { RecordedRequest, RequestRecord } from './recordedRequest.js';
 import {
   DEFAULT_RESOURCES,
   ResourceRegistry,
@@ -41,25 +28,15 @@ import {
   type ResourceType,
 } from './resourceRegistry.js';
 import {
-  clientIdentity,
   httpsServerOptions,
   resolveTls,
   type ClientAuthMode,
-  type ClientIdentity,
   type FakeApiServerTlsOptions,
   type ResolvedTls,
   type TlsClientError,
 } from './serverTls.js';
-import {
-  badRequestError,
-  makeStatus,
-  methodNotAllowedError,
-  unauthorizedError,
-  unsupportedMediaTypeError,
-} from './statusErrors.js';
-import type { StoredEntry } from './storedEntry.js';
 import { FAKE_API_SERVER_TLS } from './tlsFixtures.js';
-import { Watcher, type WatchHost, type WatchInjection, type WatchTiming } from './watchHandler.js';
+import type { Watcher, WatchHost, WatchInjection, WatchTiming } from './watchHandler.js';
 
 /**
  * What the in-process API returns: a copy of the stored object, typed as what was passed in plus
@@ -128,13 +105,6 @@ export interface InProcessDeleteOptions {
   preconditions?: DeletePreconditions;
 }
 
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
-const CHUNKING_THRESHOLD = 2048;
-
-function isPrettyAgent(userAgent: string | undefined): boolean {
-  return userAgent !== undefined && /^(curl|Wget|Mozilla\/5\.0)/.test(userAgent);
-}
-
 /**
  * An in-memory Kubernetes API server over real HTTP (or HTTPS, with the `tls` option) on 127.0.0.1,
  * for tests, demos and benchmarks. It speaks the LIST/WATCH wire protocol of kube-apiserver 1.34+ faithfully (see
@@ -162,14 +132,12 @@ export class FakeApiServer implements WatchHost {
   readonly store: ObjectStore;
   /** @internal */
   readonly timing: WatchTiming;
-  readonly #http: Server | HttpsServer;
-  readonly #identities = new WeakMap<TLSSocket, ClientIdentity>();
+  readonly #listener: Server | HttpsServer;
+  readonly #http: HttpApi;
   readonly #tlsClientErrors: TlsClientError[] = [];
   readonly #registry: ResourceRegistry;
   readonly #watchers = new Set<Watcher>();
   readonly #requests: RequestRecord[] = [];
-  readonly #record: boolean;
-  readonly #watchList: boolean;
   readonly #clock: Clock;
   readonly #logger: Logger;
   #closing: Promise<void> | undefined;
@@ -181,7 +149,7 @@ export class FakeApiServer implements WatchHost {
     registry: ResourceRegistry,
     options: FakeApiServerOptions,
   ) {
-    this.#http = http;
+    this.#listener = http;
     this.url = url;
     this.ca = tls && FAKE_API_SERVER_TLS.ca;
     this.clientCert = tls && FAKE_API_SERVER_TLS.clientCert;
@@ -189,8 +157,6 @@ export class FakeApiServer implements WatchHost {
     this.clientAuth = tls?.clientAuth;
     this.#registry = registry;
     this.#clock = options.clock ?? realClock;
-    this.#record = options.recordRequests ?? true;
-    this.#watchList = options.watchList ?? true;
     this.#logger = componentLogger(options.logger, { component: 'fake-api-server' });
     this.store = new ObjectStore({
       historySize: options.historySize ?? 10_000,
@@ -208,6 +174,19 @@ export class FakeApiServer implements WatchHost {
       resolve: (ref) => this.#registry.resolve(ref),
       watchers: () => this.#watchers,
       restartConnections: () => this.#closeConnections(false),
+    });
+    this.#http = new HttpApi({
+      registry,
+      store: this.store,
+      faults: this.faults,
+      host: this,
+      clock: this.#clock,
+      logger: this.#logger,
+      watchList: options.watchList ?? true,
+      clientAuth: this.clientAuth,
+      url,
+      requests: (options.recordRequests ?? true) ? this.#requests : undefined,
+      closing: () => this.#closing !== undefined,
     });
   }
 
@@ -236,7 +215,7 @@ export class FakeApiServer implements WatchHost {
       registry,
       options,
     );
-    http.on('request', (req: IncomingMessage, res: ServerResponse) => server.#onRequest(req, res));
+    http.on('request', (req: IncomingMessage, res: ServerResponse) => server.#http.onRequest(req, res));
     if (tls)
       http.on('tlsClientError', (err: NodeJS.ErrnoException, socket: TLSSocket) =>
         server.#onTlsClientError(err, socket),
@@ -459,7 +438,7 @@ export class FakeApiServer implements WatchHost {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.faults.reset();
-      const closed = new Promise<void>((resolve) => this.#http.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
       await this.#closeConnections(true);
       await closed;
     })();
@@ -471,8 +450,8 @@ export class FakeApiServer implements WatchHost {
     this.store.cancelWaits();
     // Let the terminating chunks reach the sockets before they are closed.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    if (final) this.#http.closeIdleConnections();
-    this.#http.closeAllConnections();
+    if (final) this.#listener.closeIdleConnections();
+    this.#listener.closeAllConnections();
   }
 
   // ---------------------------------------------------------------- WatchHost
@@ -497,12 +476,6 @@ export class FakeApiServer implements WatchHost {
     return this.faults.stallsNewWatches(watcher);
   }
 
-  // ---------------------------------------------------------------- HTTP
-
-  #onRequest(req: IncomingMessage, res: ServerResponse): void {
-    this.#handle(req, res).catch((err: unknown) => this.#sendError(req, res, err));
-  }
-
   #onTlsClientError(err: NodeJS.ErrnoException, socket: TLSSocket): void {
     // Set when node refused the client's certificate (the error itself is then a bare ECONNRESET).
     // node's typings say Error; at run time it is the verify code, a string.
@@ -511,388 +484,4 @@ export class FakeApiServer implements WatchHost {
     this.#tlsClientErrors.push({ code: err.code, message: err.message, authorizationError });
     this.#logger.debug({ code: err.code, authorizationError, reason: err.message }, 'TLS handshake failed');
   }
-
-  /** The identity of the client certificate on this request's connection (computed once per connection). */
-  #identify(req: IncomingMessage): ClientIdentity | undefined {
-    if (this.clientAuth === undefined || this.clientAuth === 'none') return undefined;
-    const socket = req.socket as TLSSocket;
-    let identity = this.#identities.get(socket);
-    if (identity === undefined) {
-      identity = clientIdentity(socket);
-      this.#identities.set(socket, identity);
-    }
-    return identity;
-  }
-
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const params = url.searchParams;
-    const method = req.method ?? 'GET';
-    const path = parseApiPath(url.pathname, this.#registry);
-    const watchParam = parseQueryBool(params.get('watch')) === true;
-    let verb: RequestVerb | undefined;
-    if (path.kind === 'discovery') verb = method === 'GET' ? 'discovery' : undefined;
-    else if (path.kind === 'resource') verb = verbOf(method, path, watchParam);
-    const identity = this.#identify(req);
-    if (this.#record) {
-      const resourcePath = path.kind === 'resource' ? path : undefined;
-      this.#requests.push(
-        new RequestRecord(
-          {
-            method,
-            path: url.pathname,
-            query: Object.fromEntries(params),
-            verb,
-            resource: resourcePath?.type.resource,
-            group: resourcePath?.type.group,
-            version: resourcePath?.type.version,
-            namespace: resourcePath?.namespace,
-            name: resourcePath?.name,
-            subresource: resourcePath?.subresource,
-            accept: req.headers.accept,
-            contentType: req.headers['content-type'],
-            receivedAt: this.#clock.now(),
-            user: identity?.user,
-          },
-          res,
-        ),
-      );
-    }
-    this.#logger.debug({ method, path: url.pathname, verb }, 'request');
-    // kube-apiserver's x509 authenticator rejects a certificate that does not verify; the request
-    // is still authenticated by any other authenticator (here: any bearer token), else 401.
-    if (identity?.invalidCertificate === true && req.headers.authorization === undefined)
-      throw unauthorizedError();
-    if (path.kind === 'unknown') {
-      this.#sendPlain(res, 404, '404 page not found\n');
-      return;
-    }
-    if (verb === undefined) throw methodNotAllowedError();
-    const failure = this.faults.takeFailure({
-      verb,
-      type: path.kind === 'resource' ? path.type : undefined,
-      namespace: path.kind === 'resource' ? path.namespace : undefined,
-      name: path.kind === 'resource' ? path.name : undefined,
-      resourceVersion: params.get('resourceVersion') ?? '',
-    });
-    if (failure) {
-      this.#sendFailure(res, failure);
-      return;
-    }
-    if (path.kind === 'discovery') {
-      this.#serveDiscovery(req, res, path);
-      return;
-    }
-    const pretty = parseQueryBool(params.get('pretty')) === true || isPrettyAgent(req.headers['user-agent']);
-    switch (verb) {
-      case 'list':
-      case 'watch':
-        await this.#serveCollection(req, res, path, params, verb === 'watch', pretty);
-        return;
-      case 'get': {
-        const representation = this.#negotiate(req, 'object');
-        const entry = this.store.get(path.type, path.namespace ?? '', path.name!);
-        this.#sendJson(
-          res,
-          200,
-          representation === 'partial' ? entry.partialJson() : entry.typedJson(),
-          pretty,
-        );
-        return;
-      }
-      case 'create': {
-        if (path.type.namespaced && path.namespace === undefined) throw methodNotAllowedError();
-        const body = await readJson(req);
-        const entry = this.store.create(path.type, path.namespace, body);
-        this.#sendJson(res, 201, entry.typedJson(), pretty);
-        return;
-      }
-      case 'update': {
-        const body = await readJson(req);
-        const entry = this.store.update(
-          path.type,
-          path.namespace,
-          path.name,
-          body,
-          subresourceOption(path.subresource),
-        );
-        this.#sendJson(res, 200, entry.typedJson(), pretty);
-        return;
-      }
-      case 'patch': {
-        const patchType = patchTypeOf(req.headers['content-type']);
-        if (patchType === undefined) {
-          await readBody(req);
-          throw unsupportedMediaTypeError(
-            'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
-          );
-        }
-        const body = await readJson(req);
-        const entry = this.store.patch(
-          path.type,
-          path.namespace ?? '',
-          path.name!,
-          patchType,
-          body,
-          path.subresource,
-        );
-        this.#sendJson(res, 200, entry.typedJson(), pretty);
-        return;
-      }
-      case 'delete': {
-        const raw = await readBody(req);
-        const preconditions = deletePreconditions(raw);
-        const { entry, deleted } = this.store.delete(
-          path.type,
-          path.namespace ?? '',
-          path.name!,
-          preconditions,
-        );
-        if (deleted && !path.type.returnDeletedObject) {
-          const status = makeStatus({
-            status: 'Success',
-            details: {
-              name: entry.name,
-              group: path.type.group,
-              kind: path.type.resource,
-              uid: typeof entry.obj.metadata.uid === 'string' ? entry.obj.metadata.uid : '',
-            },
-          });
-          this.#sendJson(res, 200, JSON.stringify(status), pretty);
-        } else {
-          this.#sendJson(res, 200, entry.typedJson(), pretty);
-        }
-        return;
-      }
-      case 'deletecollection': {
-        await readBody(req);
-        this.#deleteCollection(res, path, params, pretty);
-        return;
-      }
-      case 'discovery':
-        return;
-    }
-  }
-
-  #negotiate(req: IncomingMessage, target: ResponseTarget): Representation {
-    const representation = negotiate(req.headers.accept, target);
-    if (representation instanceof KinformerError) throw representation;
-    return representation;
-  }
-
-  async #serveCollection(
-    req: IncomingMessage,
-    res: ServerResponse,
-    path: Extract<ApiPath, { kind: 'resource' }>,
-    params: URLSearchParams,
-    watch: boolean,
-    pretty: boolean,
-  ): Promise<void> {
-    const representation = this.#negotiate(req, watch ? 'watch' : 'list');
-    if (path.name !== undefined) {
-      // A watch on a named path (or /watch/…/{name}) is a watch of the collection for that one name.
-      const existing = params.get('fieldSelector');
-      const byName = `metadata.name=${path.name}`;
-      params.set('fieldSelector', existing ? `${existing},${byName}` : byName);
-    }
-    const query = decodeListOptions(params, path.type, { forceWatch: watch, watchList: this.#watchList });
-    const table = this.store.table(path.type);
-    if (!watch) {
-      const body = await serveList({
-        store: this.store,
-        table,
-        namespace: path.namespace,
-        query,
-        representation,
-        freshnessWaitMs: this.timing.freshnessWaitMs,
-      });
-      if (!res.destroyed) this.#sendJson(res, 200, body, pretty);
-      return;
-    }
-    if (query.resourceVersion !== '' && parseResourceVersion(query.resourceVersion) === undefined) {
-      // The storage error is not mapped for watches: a 500 without a reason (§4.6).
-      throw new KinformerError(ErrorCodes.INTERNAL, 'unparseable resourceVersion', {
-        status: makeStatus({ code: 500, message: invalidResourceVersionMessage(query.resourceVersion) }),
-      });
-    }
-    if (this.#closing) {
-      res.destroy();
-      return;
-    }
-    const watcher = new Watcher(this, table, res, query, path.namespace, representation);
-    await watcher.start();
-  }
-
-  #deleteCollection(
-    res: ServerResponse,
-    path: Extract<ApiPath, { kind: 'resource' }>,
-    params: URLSearchParams,
-    pretty: boolean,
-  ): void {
-    const query = decodeListOptions(params, path.type, { forceWatch: false, watchList: this.#watchList });
-    const filter = selectorFilter(query);
-    const table = this.store.table(path.type);
-    const deleted: StoredEntry[] = [];
-    for (const key of [...table.sortedKeys()]) {
-      const entry = table.entries.get(key);
-      if (!entry || (path.namespace !== undefined && entry.namespace !== path.namespace)) continue;
-      if (filter && !filter(entry)) continue;
-      deleted.push(this.store.delete(path.type, entry.namespace, entry.name).entry);
-    }
-    const type = path.type;
-    const body = `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(type.apiVersion)},"metadata":{"resourceVersion":"${this.store.rev}"},"items":[${deleted.map((e) => e.itemJson()).join(',')}]}`;
-    this.#sendJson(res, 200, body, pretty);
-  }
-
-  #serveDiscovery(
-    req: IncomingMessage,
-    res: ServerResponse,
-    path: Extract<ApiPath, { kind: 'discovery' }>,
-  ): void {
-    let doc: unknown;
-    switch (path.document) {
-      case 'health':
-        this.#sendPlain(res, 200, 'ok');
-        return;
-      case 'version':
-        doc = versionInfo();
-        break;
-      case 'api':
-        doc = coreVersions(
-          req.socket.localAddress ? `${req.socket.localAddress}:${req.socket.localPort}` : this.url,
-        );
-        break;
-      case 'apiVersion':
-      case 'groupVersion':
-        doc = resourceList(this.#registry, path.group, path.version);
-        break;
-      case 'apis':
-        doc = groupList(this.#registry);
-        break;
-      case 'group':
-        doc = group(this.#registry, path.group);
-        break;
-    }
-    if (doc === undefined) this.#sendPlain(res, 404, '404 page not found\n');
-    else this.#sendJson(res, 200, JSON.stringify(doc), false);
-  }
-
-  /**
-   * Headers of every API response. Like Go's net/http, a body that fits the 2 KiB pre-chunking
-   * buffer gets a `Content-Length`; a larger one is sent chunked.
-   */
-  #commonHeaders(contentType: string, body: string): Record<string, string | number> {
-    const headers: Record<string, string | number> = {
-      'Content-Type': contentType,
-      'Cache-Control': 'no-cache, private',
-      'Audit-Id': randomUUID(),
-    };
-    if (body.length < CHUNKING_THRESHOLD) headers['Content-Length'] = Buffer.byteLength(body);
-    return headers;
-  }
-
-  #sendJson(res: ServerResponse, code: number, json: string, pretty: boolean): void {
-    if (res.headersSent || res.destroyed) return;
-    let body = json.endsWith('\n') ? json : `${json}\n`;
-    if (pretty) body = JSON.stringify(JSON.parse(body), null, 2);
-    res.writeHead(code, this.#commonHeaders('application/json', body));
-    res.end(body);
-  }
-
-  #sendPlain(res: ServerResponse, code: number, text: string, extra: Record<string, string> = {}): void {
-    if (res.headersSent || res.destroyed) return;
-    res.writeHead(code, {
-      'Content-Type': 'text/plain; charset=utf-8',
-      'X-Content-Type-Options': 'nosniff',
-      'Content-Length': Buffer.byteLength(text),
-      ...extra,
-    });
-    res.end(text);
-  }
-
-  #sendFailure(res: ServerResponse, failure: FailureResponse): void {
-    if (res.headersSent || res.destroyed) return;
-    res.writeHead(failure.httpStatus, {
-      'Cache-Control': 'no-cache, private',
-      'Audit-Id': randomUUID(),
-      ...failure.headers,
-      'Content-Length': Buffer.byteLength(failure.body),
-    });
-    res.end(failure.body);
-  }
-
-  #sendError(req: IncomingMessage, res: ServerResponse, err: unknown): void {
-    let status: Status;
-    let code: number;
-    if (isKinformerError(err) && err.status !== undefined) {
-      status = err.status;
-      code = err.httpStatus ?? status.code ?? 500;
-    } else {
-      this.#logger.warn({ err, method: req.method, url: req.url }, 'fake API server failed a request');
-      status = makeStatus({ code: 500, message: err instanceof Error ? err.message : String(err) });
-      code = 500;
-    }
-    if (res.headersSent || res.destroyed) return;
-    const body = `${JSON.stringify(status)}\n`;
-    const headers: Record<string, string | number> = this.#commonHeaders('application/json', body);
-    const after = status.details?.retryAfterSeconds;
-    if (after !== undefined && after > 0) headers['Retry-After'] = String(after);
-    res.writeHead(code, headers);
-    res.end(body);
-  }
-}
-
-function subresourceOption(subresource: string | undefined): { subresource?: string } {
-  return subresource === undefined ? {} : { subresource };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(
-          new KinformerError(ErrorCodes.API_STATUS, 'request entity too large', {
-            status: makeStatus({
-              code: 413,
-              reason: 'RequestEntityTooLarge',
-              message: `Request entity too large: limit is ${MAX_BODY_BYTES}`,
-            }),
-          }),
-        );
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const text = await readBody(req);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw badRequestError(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
-  }
-}
-
-function deletePreconditions(raw: string): DeletePreconditions {
-  if (raw.trim() === '') return {};
-  let options: unknown;
-  try {
-    options = JSON.parse(raw);
-  } catch (err) {
-    throw badRequestError(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
-  }
-  const pre = (options as { preconditions?: { uid?: unknown; resourceVersion?: unknown } } | null)
-    ?.preconditions;
-  const out: DeletePreconditions = {};
-  if (typeof pre?.uid === 'string') out.uid = pre.uid;
-  if (typeof pre?.resourceVersion === 'string') out.resourceVersion = pre.resourceVersion;
-  return out;
 }
