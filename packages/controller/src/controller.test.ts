@@ -4,7 +4,7 @@ import { DeltaFIFO, RealFIFO } from '@kinformer/delta-fifo';
 import type { Deltas } from '@kinformer/delta-fifo';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { Controller } from './controller.js';
-import { keyOf, noBackoff, pod, podList, waitFor } from './testSupport.test.helpers.js';
+import { capturingLogger, keyOf, noBackoff, pod, podList, waitFor } from './testSupport.test.helpers.js';
 import type { Pod } from './testSupport.test.helpers.js';
 
 function setup(options: { queue?: 'RealFIFO' | 'DeltaFIFO' } = {}) {
@@ -156,6 +156,48 @@ describe('Controller', () => {
     expect(queue.isClosed()).toBe(true);
     expect(lw.watches.every((w) => w.isFinished)).toBe(true);
     expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('stops and rejects run with the error when the reflector fails, instead of waiting forever', async () => {
+    const { queue, lw } = setup();
+    lw.enqueueList(new Error('list failed'));
+    const broken = new Error('the clock broke');
+    // The reflector's run rejects only on a bug; a clock whose sleep rejects stands in for one.
+    class BrokenClock extends FakeClock {
+      override sleep(): Promise<void> {
+        return Promise.reject(broken);
+      }
+    }
+    const clock = new BrokenClock();
+    const { logger, lines } = capturingLogger('error');
+    const controller = new Controller<Pod>({
+      queue,
+      listerWatcher: lw,
+      clock,
+      logger,
+      process: () => undefined,
+    });
+    const ac = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve('still running after 5 s'), 5_000);
+    });
+    try {
+      const outcome = await Promise.race([
+        controller.run(ac.signal).then(
+          () => 'resolved',
+          (err: unknown) => err,
+        ),
+        bound,
+      ]);
+      expect(outcome).toBe(broken);
+    } finally {
+      clearTimeout(timer);
+    }
+    expect(ac.signal.aborted).toBe(false);
+    expect(controller.hasSynced()).toBe(false);
+    expect(queue.isClosed()).toBe(true);
+    expect(lines.map((l) => l.msg)).toContain('reflector failed; stopping the controller');
   });
 
   it('with retryOnError requeues a failed item and retries it after a short backoff', async () => {

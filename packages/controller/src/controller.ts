@@ -105,6 +105,11 @@ export class Controller<T extends KubeObject> {
    * `retryOnError` is set — the controller stops just as if `signal` had aborted, and `run` rejects
    * with that error once the reflector stopped (client-go's `TestPanicPropagated`: a handler panic
    * propagates out of `Run`). With `retryOnError` the item is requeued and retried instead.
+   *
+   * If the reflector's `run` rejects (which it does only on a bug: server errors go to the
+   * `watchErrorHandler`), the controller stops the same way and `run` rejects with that error, rather
+   * than wait forever for a queue nothing fills (client-go's reflector cannot fail this way). The
+   * first failure wins when both fail.
    */
   async run(signal: AbortSignal): Promise<void> {
     if (this.#started)
@@ -129,15 +134,19 @@ export class Controller<T extends KubeObject> {
     const onAbort = (): void => stop.abort(signal.reason);
     if (signal.aborted) stop.abort(signal.reason);
     else signal.addEventListener('abort', onAbort, { once: true });
-    const reflectorDone = reflector.run(stop.signal).catch((err: unknown) => {
-      this.#logger.error({ err }, 'reflector failed');
+    let failure: { error: unknown } | undefined;
+    // The reflector rejects only on a bug (server errors go to the watch error handler). Without it
+    // nothing would fill the queue again, so the controller stops rather than wait forever unsynced.
+    const reflectorDone = reflector.run(stop.signal).catch((error: unknown) => {
+      this.#logger.error({ err: error }, 'reflector failed; stopping the controller');
+      failure ??= { error };
+      stop.abort(error);
     });
 
-    let failure: { error: unknown } | undefined;
     try {
       await this.#processLoop(stop.signal);
     } catch (error) {
-      failure = { error };
+      failure ??= { error };
     } finally {
       signal.removeEventListener('abort', onAbort);
       stop.abort();
