@@ -9,6 +9,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig, V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import {
+  apiError,
   componentLogger,
   ErrorCodes,
   isDeletedFinalStateUnknown,
@@ -16,6 +17,7 @@ import {
   KinformerError,
   RateLimitingQueue,
   realClock,
+  requestOptions,
   waitForCacheSync,
 } from 'kinformer';
 import type {
@@ -27,8 +29,6 @@ import type {
   ResourceEventHandlerRegistration,
   SharedInformerFactory,
 } from 'kinformer';
-import { apiError } from './apiError.js';
-import { requestOptions } from './requestOptions.js';
 
 /** Name of the pods informer's index from node name to the pods bound to it. */
 export const BY_NODE_INDEX = 'byNode';
@@ -329,7 +329,7 @@ export class PodsPerNodeController {
       await this.#api.replaceNamespacedConfigMap({ name, namespace: this.namespace, body }, options);
       return 'updated';
     } catch (err) {
-      const error = apiError(err, what, signal);
+      const error = apiError(err, { what, signal });
       if (isKinformerError(error, ErrorCodes.NOT_FOUND) && pods.length === 0) return 'unchanged'; // already gone
       throw error;
     }
@@ -372,7 +372,7 @@ export class PodsPerNodeController {
       if (result !== 'unchanged') this.#logger.debug({ node, result, attempt }, 'reconciled');
       record = { node, attempt, startedAt, endedAt: this.#clock.now(), result };
     } catch (err) {
-      const error = err instanceof KinformerError ? err : apiError(err, `node ${node}`, signal);
+      const error = err instanceof KinformerError ? err : apiError(err, { what: `node ${node}`, signal });
       if (signal.aborted) {
         // Not the key's fault: we stopped. Whoever leads next reconciles it from scratch.
         record = { node, attempt, startedAt, endedAt: this.#clock.now(), result: 'aborted', error };

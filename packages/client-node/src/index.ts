@@ -4,3 +4,7 @@ export type { ApiResource } from './resourcePath.js';
 export { collectionPath } from './resourcePath.js';
 export type { WatchEventStreamOptions, WatchStreamSummary } from './watchEventStream.js';
 export { DEFAULT_MAX_WATCH_LINE_BYTES, WatchEventStream } from './watchEventStream.js';
+export type { ApiErrorOptions } from './apiError.js';
+export { apiError, statusFromBody } from './apiError.js';
+export { requestOptions } from './requestOptions.js';
+export { isStatus } from './responseError.js';

@@ -128,6 +128,7 @@ export {
   watchTimeoutSeconds,
 } from '@kinformer/reflector';
 export type {
+  ApiErrorOptions,
   ApiResource,
   ListWatchOptions,
   WatchEventStreamOptions,
@@ -136,8 +137,12 @@ export type {
 export {
   DEFAULT_MAX_WATCH_LINE_BYTES,
   WatchEventStream,
+  apiError,
   collectionPath,
   createListWatch,
+  isStatus,
+  requestOptions,
+  statusFromBody,
 } from '@kinformer/client-node';
 export type {
   ControllerOptions,

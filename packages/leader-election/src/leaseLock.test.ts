@@ -105,78 +105,22 @@ describe('Lease spec conversion', () => {
   });
 });
 
-describe('leaseLockError: client-node errors → KinformerError codes', () => {
-  const statusBody = (code: number, reason: string, message: string): string =>
-    JSON.stringify({
+describe('leaseLockError: client-node errors → KinformerError codes (apiError of @kinformer/client-node)', () => {
+  test('409 → ERR_CONFLICT keeping the Status, with details.lock', () => {
+    const body = JSON.stringify({
       kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
       status: 'Failure',
-      message,
-      reason,
-      code,
+      reason: 'Conflict',
+      code: 409,
+      message: 'modified',
     });
-
-  test('404 → ERR_NOT_FOUND keeping the Status', () => {
-    const err = leaseLockError(
-      new ApiException(
-        404,
-        'Unknown API Status Code!',
-        statusBody(404, 'NotFound', 'leases.coordination.k8s.io "le" not found'),
-        {},
-      ),
-      'default/le',
-    );
-    expect(err).toMatchObject({
-      code: ErrorCodes.NOT_FOUND,
-      httpStatus: 404,
-      message: 'leases.coordination.k8s.io "le" not found',
-    });
-    expect(err.status?.reason).toBe('NotFound');
+    const err = leaseLockError(new ApiException(409, 'x', body, {}), 'default/le');
+    expect(err).toMatchObject({ code: ErrorCodes.CONFLICT, httpStatus: 409, message: 'modified' });
+    expect(err.status?.reason).toBe('Conflict');
     expect(err.details).toEqual({ lock: 'default/le' });
   });
 
-  test('409 → ERR_CONFLICT, for a stale update (Conflict) and an existing lease (AlreadyExists)', () => {
-    const stale = leaseLockError(
-      new ApiException(409, 'x', statusBody(409, 'Conflict', 'the object has been modified'), {}),
-      'default/le',
-    );
-    const exists = leaseLockError(
-      new ApiException(409, 'x', statusBody(409, 'AlreadyExists', 'already exists'), {}),
-      'default/le',
-    );
-    expect([stale.code, exists.code]).toEqual([ErrorCodes.CONFLICT, ErrorCodes.CONFLICT]);
-    expect(stale.status?.reason).toBe('Conflict');
-  });
-
-  test('other Status answers go through KinformerError.fromStatus', () => {
-    const err = leaseLockError(
-      new ApiException(500, 'x', statusBody(500, 'InternalError', 'etcd is sad'), {}),
-      'default/le',
-    );
-    expect(err).toMatchObject({ code: ErrorCodes.INTERNAL, httpStatus: 500, message: 'etcd is sad' });
-    const forbidden = leaseLockError(
-      new ApiException(403, 'x', statusBody(403, 'Forbidden', 'no'), {}),
-      'default/le',
-    );
-    expect(forbidden.code).toBe(ErrorCodes.FORBIDDEN);
-  });
-
-  test('answers without a Status body get the code of their HTTP status', () => {
-    expect(leaseLockError(new ApiException(401, 'Unauthorized', undefined, {}), 'default/le').code).toBe(
-      ErrorCodes.UNAUTHORIZED,
-    );
-    const tooMany = leaseLockError(
-      new ApiException(429, 'x', 'Too many requests, please try again later.\n', {}),
-      'default/le',
-    );
-    expect(tooMany).toMatchObject({ code: ErrorCodes.TOO_MANY_REQUESTS, httpStatus: 429 });
-    expect(leaseLockError(new ApiException(404, 'x', '404 page not found', {}), 'default/le').code).toBe(
-      ErrorCodes.NOT_FOUND,
-    );
-  });
-
-  test('an aborted request → ERR_ABORTED; a network failure → ERR_CONNECTION; a KinformerError passes through', () => {
+  test('an aborted request → ERR_ABORTED; a network failure → ERR_CONNECTION naming the lease; a KinformerError passes through', () => {
     const controller = new AbortController();
     controller.abort();
     const abortErr = Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });

@@ -1,15 +1,7 @@
+import { apiError, requestOptions } from '@kinformer/client-node';
 import { abortError, ErrorCodes, KinformerError } from '@kinformer/core';
-import type { Status } from '@kinformer/core';
-import { ApiException, CoordinationV1Api, Observable, V1MicroTime } from '@kubernetes/client-node';
-import type {
-  ConfigurationOptions,
-  KubeConfig,
-  ObservableMiddleware,
-  RequestContext,
-  ResponseContext,
-  V1Lease,
-  V1LeaseSpec,
-} from '@kubernetes/client-node';
+import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
+import type { ConfigurationOptions, KubeConfig, V1Lease, V1LeaseSpec } from '@kubernetes/client-node';
 import type { LeaderElectionRecord, LockOperationOptions, ResourceLock } from './resourceLock.js';
 
 /** Options of {@link LeaseLock}. */
@@ -20,6 +12,12 @@ export interface LeaseLockOptions {
   name: string;
   /** This candidate's identity (for example the pod name). Must be unique among candidates and non-empty. */
   identity: string;
+  /**
+   * Labels to put on the Lease (client-go's `LeaseLock.Labels`): set when the lock creates it, and
+   * written again on every update, overwriting only these keys, so labels others put on the Lease
+   * stay. A label removed from this map is not removed from the Lease.
+   */
+  labels?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -35,6 +33,7 @@ export class LeaseLock implements ResourceLock {
   readonly identity: string;
   readonly namespace: string;
   readonly name: string;
+  readonly #labels: Readonly<Record<string, string>> | undefined;
   readonly #api: CoordinationV1Api;
   #lease: V1Lease | undefined;
 
@@ -42,6 +41,7 @@ export class LeaseLock implements ResourceLock {
     this.identity = options.identity;
     this.namespace = options.namespace;
     this.name = options.name;
+    this.#labels = options.labels === undefined ? undefined : { ...options.labels };
     this.#api = kubeConfig.makeApiClient(CoordinationV1Api);
   }
 
@@ -54,12 +54,16 @@ export class LeaseLock implements ResourceLock {
     return leaseSpecToLeaderElectionRecord(lease.spec);
   }
 
-  /** Creates the Lease. Rejects with `ERR_CONFLICT` when it already exists. */
+  /** Creates the Lease, with the lock's `labels`. Rejects with `ERR_CONFLICT` when it already exists. */
   async create(record: LeaderElectionRecord, options: LockOperationOptions = {}): Promise<void> {
     const body: V1Lease = {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      metadata: { name: this.name, namespace: this.namespace },
+      metadata: {
+        name: this.name,
+        namespace: this.namespace,
+        ...(this.#labels === undefined ? {} : { labels: { ...this.#labels } }),
+      },
       spec: leaderElectionRecordToLeaseSpec(record),
     };
     this.#lease = await this.#call(options.signal, (opts) =>
@@ -68,7 +72,8 @@ export class LeaseLock implements ResourceLock {
   }
 
   /**
-   * Replaces the spec of the Lease last read or written, conditional on its resourceVersion.
+   * Replaces the spec of the Lease last read or written, conditional on its resourceVersion, and
+   * sets the lock's `labels` on it (other labels stay, as client-go).
    * Rejects with `ERR_CONFLICT` when the Lease changed since, `ERR_LEADER_ELECTION` before any
    * successful `get` or `create`.
    */
@@ -84,6 +89,9 @@ export class LeaseLock implements ResourceLock {
       );
     }
     const body: V1Lease = { ...current, spec: leaderElectionRecordToLeaseSpec(record) };
+    if (this.#labels !== undefined) {
+      body.metadata = { ...current.metadata, labels: { ...current.metadata?.labels, ...this.#labels } };
+    }
     this.#lease = await this.#call(options.signal, (opts) =>
       this.#api.replaceNamespacedLease({ name: this.name, namespace: this.namespace, body }, opts),
     );
@@ -100,87 +108,21 @@ export class LeaseLock implements ResourceLock {
   ): Promise<T> {
     if (signal?.aborted) throw abortError(signal);
     try {
-      return await request(signalOptions(signal));
+      return await request(requestOptions(signal));
     } catch (err) {
       throw leaseLockError(err, this.describe(), signal);
     }
   }
 }
 
-/** Per-request options that hand `signal` to the HTTP request, after client-node's own middleware. */
-function signalOptions(signal: AbortSignal | undefined): ConfigurationOptions | undefined {
-  if (signal === undefined) return undefined;
-  const middleware: ObservableMiddleware = {
-    pre: (context: RequestContext) => {
-      context.setSignal(signal);
-      return new Observable(Promise.resolve(context));
-    },
-    post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
-  };
-  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
-}
-
 /**
- * The `KinformerError` for a failed Lease request: 404 → `ERR_NOT_FOUND`, 409 → `ERR_CONFLICT`
- * (both keeping the server's Status when it sent one), other answers with a Status body through
- * `KinformerError.fromStatus`, other answers by their HTTP code, an aborted request → `ERR_ABORTED`,
- * anything else (connection refused, reset, DNS) → `ERR_CONNECTION`. A `KinformerError` passes through.
+ * The `KinformerError` for a failed Lease request: `apiError` of `@kinformer/client-node` (a Status
+ * answer through `KinformerError.fromStatus`, so 404 → `ERR_NOT_FOUND` and 409 → `ERR_CONFLICT`
+ * keeping the server's Status; other answers by their HTTP code; aborted → `ERR_ABORTED`; network
+ * failures → `ERR_CONNECTION`), with `details.lock`. A `KinformerError` passes through.
  */
 export function leaseLockError(err: unknown, lock: string, signal?: AbortSignal): KinformerError {
-  if (err instanceof KinformerError) return err;
-  const details = { lock };
-  if (err instanceof ApiException) {
-    const httpStatus = err.code;
-    const status = statusOf(err.body);
-    const options = { cause: err, httpStatus, details, ...(status === undefined ? {} : { status }) };
-    if (httpStatus === 404) {
-      return new KinformerError(ErrorCodes.NOT_FOUND, status?.message ?? `lease ${lock} not found`, options);
-    }
-    if (httpStatus === 409) {
-      return new KinformerError(
-        ErrorCodes.CONFLICT,
-        status?.message ?? `lease ${lock} was modified or already exists`,
-        options,
-      );
-    }
-    if (status !== undefined) return KinformerError.fromStatus(status, { cause: err, httpStatus, details });
-    const code = KinformerError.fromStatus({ code: httpStatus }).code;
-    return new KinformerError(code, `the server answered ${httpStatus} for lease ${lock}`, {
-      cause: err,
-      httpStatus,
-      details,
-    });
-  }
-  if (signal?.aborted || (err instanceof Error && err.name === 'AbortError')) {
-    return new KinformerError(ErrorCodes.ABORTED, `the request for lease ${lock} was aborted`, {
-      cause: signal?.reason ?? err,
-      details,
-    });
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return new KinformerError(ErrorCodes.CONNECTION, `request for lease ${lock} failed: ${message}`, {
-    cause: err,
-    details,
-  });
-}
-
-/** The Status in an ApiException body: client-node 2.x hands error bodies over as text. */
-function statusOf(body: unknown): Status | undefined {
-  let value = body;
-  if (typeof value === 'string') {
-    if (!value.trimStart().startsWith('{')) return undefined;
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return undefined;
-    }
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const v = value as Record<string, unknown>;
-  const looksLikeStatus =
-    v.kind === 'Status' ||
-    (v.status === 'Failure' && (typeof v.code === 'number' || typeof v.reason === 'string'));
-  return looksLikeStatus ? v : undefined;
+  return apiError(err, { what: `lease ${lock}`, signal, details: { lock } });
 }
 
 /**
