@@ -3,16 +3,9 @@ import { ApiException, RequiredError } from '@kubernetes/client-node';
 import { apiError, statusFromBody } from './apiError.js';
 import { requestOptions } from './requestOptions.js';
 
+/** A Status as the API server sends it (apiVersion and metadata left out: they do not matter here). */
 const statusBody = (code: number, reason: string, message: string): string =>
-  JSON.stringify({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason,
-    code,
-  });
+  JSON.stringify({ kind: 'Status', status: 'Failure', message, reason, code });
 
 describe('apiError: client-node ApiException → KinformerError', () => {
   test('404 with a Status → ERR_NOT_FOUND keeping the Status and its message', () => {
