@@ -28,6 +28,7 @@ import {
   type WireSelectors,
 } from './resourcePath.js';
 import { errorFromResponse, excerpt } from './responseError.js';
+import { validateListResourceVersions } from './validateList.js';
 import {
   DEFAULT_MAX_WATCH_LINE_BYTES,
   WatchEventStream,
@@ -164,6 +165,7 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
       const list = parsed as { items?: unknown };
       if (list.items === null) list.items = [];
       if (Array.isArray(list.items)) {
+        validateListResourceVersions(parsed as { items: unknown[] }, details);
         this.logger.debug({ items: list.items.length, bytes: body.length }, 'listed');
         return parsed as KubeList<T>;
       }

@@ -395,3 +395,113 @@ describe('WatchEventStream lifecycle', () => {
     expect(n).toBe(total);
   });
 });
+
+describe('WatchEventStream and hostile data', () => {
+  const good = line('ADDED', pod('a', '1'));
+  const SECRET_VALUE = 'c2VjcmV0LXZhbHVlLTdmM2E5YzFl'; // base64 of a made-up secret
+  const secret = (rv: unknown): Record<string, unknown> => ({
+    kind: 'Secret',
+    apiVersion: 'v1',
+    metadata: { name: 's', namespace: 'ns', resourceVersion: rv },
+    data: { password: SECRET_VALUE },
+  });
+
+  /** `depth` levels of `{"a":…}` with a 1 at the bottom. */
+  const nested = (depth: number): string => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  const deepLine = (depth: number): string =>
+    `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"deep","namespace":"ns","resourceVersion":"2"},"data":${nested(depth)}}}\n`;
+
+  it("throws ERR_OBJECT_TOO_DEEP, naming the object's key, for an object nested 100 000 levels deep", async () => {
+    const { events, error } = await drain(stream(source([Buffer.from(good + deepLine(100_000))]), {}));
+    expect(events).toHaveLength(1);
+    expect(error).toMatchObject({
+      code: ErrorCodes.OBJECT_TOO_DEEP,
+      details: { resource: 'pods.v1', line: 2, key: 'ns/deep', maxDepth: 10_000 },
+    });
+  });
+
+  it("accepts an object nested as deep as Go's decoder allows (10 000 levels in all)", async () => {
+    // The envelope and the object are 2 levels, `data` holds the other 9 998.
+    const { events, error } = await drain(stream(source([Buffer.from(deepLine(9_998))])));
+    expect(error).toBeUndefined();
+    expect(events).toHaveLength(1);
+    const { error: tooDeep } = await drain(stream(source([Buffer.from(deepLine(9_999))])));
+    expect(tooDeep).toMatchObject({ code: ErrorCodes.OBJECT_TOO_DEEP });
+  });
+
+  it.each([
+    ['a number', '12'],
+    ['null', 'null'],
+    ['raw 1e309 (Infinity once parsed)', '1e309'],
+    ['an object', '{"v":"1"}'],
+  ])(
+    'throws ERR_BAD_RESOURCE_VERSION for a resourceVersion that is %s, after the good events',
+    async (_name, raw) => {
+      const bad = `{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"b","resourceVersion":${raw}}}}\n`;
+      const { events, error } = await drain(stream(source([Buffer.from(good + bad)])));
+      expect(events).toHaveLength(1);
+      expect(error).toMatchObject({ code: ErrorCodes.BAD_RESOURCE_VERSION, details: { line: 2 } });
+    },
+  );
+
+  it('throws ERR_BAD_RESOURCE_VERSION for a BOOKMARK whose resourceVersion is a number', async () => {
+    const { error } = await drain(
+      stream(source([Buffer.from('{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":1e309}}}\n')])),
+    );
+    expect(error).toMatchObject({ code: ErrorCodes.BAD_RESOURCE_VERSION });
+  });
+
+  /** Every way the error can be printed. */
+  const printed = (err: unknown): string => {
+    const e = err as KinformerError;
+    return [String(e), e.stack, JSON.stringify(e.details), String(e.cause), (e.cause as Error)?.stack].join(
+      '\n',
+    );
+  };
+
+  it.each([
+    ['not valid JSON', `${JSON.stringify({ type: 'ADDED', object: secret('3') }).slice(0, -2)}\n`],
+    ['not valid JSON (a bare word V8 quotes)', `{"type":"ADDED","object":${SECRET_VALUE}}\n`],
+    ['an object without metadata', line('ADDED', { kind: 'Secret', data: { password: SECRET_VALUE } })],
+    ['an unknown event type', line(`UPSERT ${SECRET_VALUE}`, secret('3'))],
+    ['a non-string resourceVersion', line('ADDED', secret(3))],
+    ['too large', line('ADDED', secret('3'))],
+  ])(
+    'never puts a field value of a line that is %s into the error (message, details, cause, stack)',
+    async (_name, bad) => {
+      const { error } = await drain(
+        stream(source([Buffer.from(bad)]), { maxLineBytes: _name === 'too large' ? 60 : 1 << 20 }),
+      );
+      expect(error).toBeInstanceOf(KinformerError);
+      expect(printed(error)).not.toContain(SECRET_VALUE);
+      expect(printed(error)).not.toContain('c2VjcmV0');
+    },
+  );
+
+  it('describes a bad line by its shape: type, apiVersion, kind, namespace/name, key names and size', async () => {
+    const { error } = await drain(stream(source([Buffer.from(line('ADDED', secret(3)))])));
+    const details = (error as KinformerError).details ?? {};
+    expect(details.bytes).toBe(Buffer.byteLength(line('ADDED', secret(3))) - 1);
+    expect(JSON.parse(details.excerpt as string)).toEqual({
+      keys: ['type', 'object'],
+      type: 'ADDED',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        namespace: 'ns',
+        name: 's',
+        keys: ['kind', 'apiVersion', 'metadata', 'data'],
+      },
+    });
+  });
+
+  it('names the position of invalid JSON, not the text around it', async () => {
+    const { error } = await drain(stream(source([Buffer.from('{"type":"ADDED","object":{"a":1 "b":2}}\n')])));
+    expect(error).toMatchObject({
+      code: ErrorCodes.MALFORMED_WATCH_EVENT,
+      message: 'watch line 1 is not valid JSON',
+      details: { position: 32, excerpt: 'not valid JSON', bytes: 39 },
+    });
+    expect((error as KinformerError).cause).toBeUndefined();
+  });
+});

@@ -1,7 +1,15 @@
 import type { Readable } from 'node:stream';
-import { ErrorCodes, hasObjectMeta, KinformerError, type KubeObject } from '@kinformer/core';
+import {
+  ErrorCodes,
+  hasObjectMeta,
+  jsonNestingExceeds,
+  KinformerError,
+  objectTooDeepError,
+  validateResourceVersion,
+  type KubeObject,
+} from '@kinformer/core';
 import type { WatchEvent } from '@kinformer/reflector';
-import { EXCERPT_CHARS, excerpt } from './responseError.js';
+import { describeLine, jsonErrorPosition } from './lineShape.js';
 
 /** The default limit on one watch line (one event): 16 MiB. Longer lines fail the stream. */
 export const DEFAULT_MAX_WATCH_LINE_BYTES = 16 * 1024 * 1024;
@@ -266,7 +274,7 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
         const rest = chunk.length - start;
         if (rest > 0) {
           if (this.tailBytes + rest > this.maxLineBytes)
-            throw this.tooLarge(this.lines + 1, this.tailBytes + rest, this.tail[0] ?? chunk.subarray(start));
+            throw this.tooLarge(this.lines + 1, this.tailBytes + rest);
           this.tail.push(start === 0 ? chunk : chunk.subarray(start));
           this.tailBytes += rest;
         }
@@ -279,13 +287,11 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
       let text: string;
       if (this.tailBytes === 0) {
         if (nl === start) continue;
-        if (nl - start > this.maxLineBytes)
-          throw this.tooLarge(this.lines, nl - start, chunk.subarray(start, nl));
+        if (nl - start > this.maxLineBytes) throw this.tooLarge(this.lines, nl - start);
         text = chunk.toString('utf8', start, nl);
       } else {
         const size = this.tailBytes + (nl - start);
-        if (size > this.maxLineBytes)
-          throw this.tooLarge(this.lines, size, this.tail[0] ?? chunk.subarray(start, nl));
+        if (size > this.maxLineBytes) throw this.tooLarge(this.lines, size);
         if (nl > start) this.tail.push(chunk.subarray(start, nl));
         text = this.takeTail(size);
       }
@@ -313,24 +319,36 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
   }
 
   private parse(text: string, unterminated: boolean): WatchEvent<T> | undefined {
+    // Go's decoder refuses JSON nested deeper than 10 000 levels; so do we, before anything
+    // (freezing, a handler, JSON.stringify) recurses into such an object and overflows the stack.
+    const tooDeepAt = jsonNestingExceeds(text);
+    if (tooDeepAt >= 0) throw this.tooDeep(text, tooDeepAt);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch (cause) {
       if (text.trim() === '') return undefined;
+      // V8's message quotes the text ("Unexpected token 'x', "…" is not valid JSON"): it is
+      // neither attached nor repeated, only the position it names.
+      const position = jsonErrorPosition(cause);
+      const details = { ...this.lineDetails(text), ...(position === undefined ? {} : { position }) };
       if (unterminated) {
         throw new KinformerError(
           ErrorCodes.CONNECTION,
           'the watch stream ended inside an event (truncated last line)',
-          {
-            cause,
-            details: this.lineDetails(text),
-          },
+          { details },
         );
       }
-      throw this.malformed('is not valid JSON', text, cause);
+      throw new KinformerError(
+        ErrorCodes.MALFORMED_WATCH_EVENT,
+        `watch line ${this.lines} is not valid JSON`,
+        {
+          details,
+        },
+      );
     }
-    if (typeof parsed !== 'object' || parsed === null) throw this.malformed('is not a JSON object', text);
+    if (typeof parsed !== 'object' || parsed === null)
+      throw this.malformed('is not a JSON object', text, parsed);
     const { type, object } = parsed as { type?: unknown; object?: unknown };
     switch (type) {
       case 'ADDED':
@@ -341,20 +359,26 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
           throw this.malformed(
             object === undefined || object === null ? 'has no object' : 'has an object without metadata',
             text,
+            parsed,
           );
         }
+        // A number, null or raw 1e309 (Infinity) is refused here, so it never reaches the cache, a
+        // handler, or the next request's `resourceVersion=`.
+        validateResourceVersion(object.metadata.resourceVersion, `watch line ${this.lines}`, {
+          ...this.lineDetails(text, parsed),
+        });
         return parsed as WatchEvent<T>;
       case 'ERROR':
         if (typeof object !== 'object' || object === null)
-          throw this.malformed('is an ERROR event without a Status', text);
+          throw this.malformed('is an ERROR event without a Status', text, parsed);
         throw KinformerError.fromStatus(object, { details: { ...this.details, line: this.lines } });
       default:
-        if (typeof type !== 'string') throw this.malformed('has no event type', text);
+        if (typeof type !== 'string') throw this.malformed('has no event type', text, parsed);
         throw new KinformerError(
           ErrorCodes.UNKNOWN_EVENT_TYPE,
-          `watch line ${this.lines} has the unknown event type ${JSON.stringify(excerpt(type))}`,
+          `watch line ${this.lines} has an unknown event type`,
           {
-            details: this.lineDetails(text),
+            details: this.lineDetails(text, parsed),
           },
         );
     }
@@ -373,19 +397,50 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
     );
   }
 
-  private lineDetails(text: string): Record<string, unknown> {
-    return { ...this.details, line: this.lines, excerpt: excerpt(text) };
+  /**
+   * Context for an error about a line: its number, its size and its shape ({@link describeLine}:
+   * event type, apiVersion, kind, namespace/name and key names, never field values).
+   */
+  private lineDetails(text: string, parsed?: unknown): Record<string, unknown> {
+    return {
+      ...this.details,
+      line: this.lines,
+      bytes: Buffer.byteLength(text),
+      excerpt: describeLine(parsed),
+    };
   }
 
-  private malformed(what: string, text: string, cause?: unknown): KinformerError {
+  private malformed(what: string, text: string, parsed: unknown): KinformerError {
     return new KinformerError(ErrorCodes.MALFORMED_WATCH_EVENT, `watch line ${this.lines} ${what}`, {
-      ...(cause === undefined ? {} : { cause }),
-      details: this.lineDetails(text),
+      details: this.lineDetails(text, parsed),
     });
   }
 
-  private tooLarge(line: number, bytes: number, head: Buffer): KinformerError {
-    const start = head.toString('utf8', 0, Math.min(head.length, EXCERPT_CHARS + 1));
+  private tooDeep(text: string, position: number): KinformerError {
+    // V8's parser is not recursive: the line can be parsed to name the object in the error.
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const details = this.lineDetails(text, parsed);
+    const object = (parsed as { object?: unknown } | undefined)?.object;
+    const meta = hasObjectMeta(object) ? object.metadata : undefined;
+    const key =
+      typeof meta?.name === 'string'
+        ? typeof meta.namespace === 'string' && meta.namespace !== ''
+          ? `${meta.namespace}/${meta.name}`
+          : meta.name
+        : undefined;
+    return objectTooDeepError(`watch line ${this.lines}`, {
+      ...details,
+      position,
+      ...(key === undefined ? {} : { key }),
+    });
+  }
+
+  private tooLarge(line: number, bytes: number): KinformerError {
     return new KinformerError(
       ErrorCodes.WATCH_LINE_TOO_LARGE,
       `watch line ${line} is longer than ${this.maxLineBytes} bytes`,
@@ -395,7 +450,8 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
           line,
           maxLineBytes: this.maxLineBytes,
           bytesSoFar: bytes,
-          excerpt: excerpt(start),
+          // Not a byte of the line: its head may be a Secret's data.
+          excerpt: 'not decoded (longer than the line limit)',
         },
       },
     );

@@ -52,6 +52,21 @@ describe('deepFreeze', () => {
     expect(Object.isFrozen(shared)).toBe(true);
   });
 
+  it('freezes an object nested 100 000 levels deep without overflowing the stack', () => {
+    // Recursion blew the stack at a few thousand levels ("Maximum call stack size exceeded").
+    const depth = 100_000;
+    const root: Record<string, unknown> = {};
+    let node = root;
+    for (let i = 0; i < depth; i++) {
+      const next: Record<string, unknown> = { list: [i] };
+      node.a = next;
+      node = next;
+    }
+    expect(deepFreeze(root)).toBe(root);
+    expect(Object.isFrozen(node)).toBe(true);
+    expect(Object.isFrozen(node.list)).toBe(true);
+  });
+
   it('skips parts that are already frozen (it does not descend into them)', () => {
     const inner = { x: 1 };
     const outer = Object.freeze({ inner });

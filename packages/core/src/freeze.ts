@@ -10,14 +10,24 @@ export function defaultFreezeObjects(): boolean {
   return process.env.NODE_ENV !== 'production';
 }
 
-/** Freezes `value` and everything reachable from it. Returns `value`. Already-frozen parts are skipped. */
+/**
+ * Freezes `value` and everything reachable from it. Returns `value`. Already-frozen parts are skipped.
+ * Iterative (an explicit stack, no recursion), so an object nested arbitrarily deep cannot overflow
+ * the call stack; cycles end because a part is frozen before its children are visited.
+ */
 export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  const stack: object[] = [value];
   Object.freeze(value);
-  if (Array.isArray(value)) {
-    for (const v of value) deepFreeze(v);
-  } else {
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  while (stack.length > 0) {
+    const obj = stack.pop() as Record<string, unknown>;
+    const children: unknown[] = Array.isArray(obj) ? obj : Object.values(obj);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) {
+        Object.freeze(child);
+        stack.push(child);
+      }
+    }
   }
   return value;
 }

@@ -34,6 +34,7 @@ describe('jsonNestingExceeds', () => {
     expect(jsonNestingExceeds('{"a":[{"b":[]}]}', 3)).toBe(11);
     expect(jsonNestingExceeds(`{"s":"${'['.repeat(50)}"}`, 3)).toBe(-1);
     expect(jsonNestingExceeds(`{"s":"\\"${'['.repeat(50)}"}`, 3)).toBe(-1);
+    expect(jsonNestingExceeds(`{"s":"${'['.repeat(3 * MAX_OBJECT_DEPTH)}"}`)).toBe(-1);
   });
 
   it('does not scan text too short to exceed the limit', () => {

@@ -18,11 +18,16 @@ const BACKSLASH = 0x5c; // \
 
 /**
  * The position (UTF-16 index) in JSON text `text` where object/array nesting first exceeds
- * `maxDepth`, or -1 when it never does. Brackets inside strings do not count. Text shorter than
- * `maxDepth + 1` characters cannot exceed it and is not scanned. The text need not be valid JSON.
+ * `maxDepth`, or -1 when it never does. Brackets inside strings do not count. Text with at most
+ * `maxDepth` opening brackets cannot exceed it and is not scanned (cheap for real objects: the
+ * count uses `indexOf`). The text need not be valid JSON.
  */
 export function jsonNestingExceeds(text: string, maxDepth: number = MAX_OBJECT_DEPTH): number {
   if (text.length <= maxDepth) return -1;
+  // Nesting deeper than maxDepth needs more than maxDepth opening brackets. Counting them with
+  // indexOf (native, skips everything else) is several times faster than the scan below, and
+  // settles almost every real object: a 20 KB Pod has a few hundred.
+  if (countOpeners(text, maxDepth) <= maxDepth) return -1;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -39,6 +44,14 @@ export function jsonNestingExceeds(text: string, maxDepth: number = MAX_OBJECT_D
     }
   }
   return -1;
+}
+
+/** `{` and `[` in `text` (inside strings too), counted up to `limit + 1`. */
+function countOpeners(text: string, limit: number): number {
+  let n = 0;
+  for (let i = text.indexOf('{'); i !== -1 && n <= limit; i = text.indexOf('{', i + 1)) n++;
+  for (let i = text.indexOf('['); i !== -1 && n <= limit; i = text.indexOf('[', i + 1)) n++;
+  return n;
 }
 
 /**
