@@ -19,9 +19,13 @@ export type ApiPath =
       /** The deprecated `/watch/` path form. */
       forceWatch: boolean;
     }
+  /** Inside a served group/version, but no route there: kube-apiserver's JSON 404 Status. */
+  | { kind: 'notFound' }
+  /** Outside every served group/version: Go's plain-text `404 page not found`. */
   | { kind: 'unknown' };
 
 const UNKNOWN: ApiPath = { kind: 'unknown' };
+const NOT_FOUND: ApiPath = { kind: 'notFound' };
 const SUBRESOURCES = new Set(['status']);
 
 function segmentsOf(pathname: string): string[] | undefined {
@@ -44,28 +48,33 @@ function resourcePath(registry: ResourceRegistry, group: string, version: string
   if (rest[0] === 'namespaces' && rest.length >= 3) {
     const type = registry.lookup(group, version, rest[2]!);
     if (type?.namespaced) {
-      if (rest.length > 5) return UNKNOWN;
+      if (rest.length > 5) return NOT_FOUND;
       const subresource = rest[4];
-      if (subresource !== undefined && (forceWatch || !SUBRESOURCES.has(subresource))) return UNKNOWN;
+      if (subresource !== undefined && (forceWatch || !SUBRESOURCES.has(subresource))) return NOT_FOUND;
       return { kind: 'resource', type, namespace: rest[1], name: rest[3], subresource, forceWatch };
     }
   }
   const first = rest[0];
-  if (first === undefined) return UNKNOWN;
+  if (first === undefined) return NOT_FOUND;
   const type = registry.lookup(group, version, first);
-  if (!type) return UNKNOWN;
+  if (!type) return NOT_FOUND;
   if (type.namespaced) {
     return rest.length === 1
       ? { kind: 'resource', type, namespace: undefined, name: undefined, subresource: undefined, forceWatch }
-      : UNKNOWN;
+      : NOT_FOUND;
   }
-  if (rest.length > 3) return UNKNOWN;
+  if (rest.length > 3) return NOT_FOUND;
   const subresource = rest[2];
-  if (subresource !== undefined && (forceWatch || !SUBRESOURCES.has(subresource))) return UNKNOWN;
+  if (subresource !== undefined && (forceWatch || !SUBRESOURCES.has(subresource))) return NOT_FOUND;
   return { kind: 'resource', type, namespace: undefined, name: rest[1], subresource, forceWatch };
 }
 
-/** Resolves a request path; anything not served is `unknown` (answered with a plain-text 404). */
+/**
+ * Resolves a request path. A path outside every served group/version is `unknown` (go-restful never
+ * sees it: the not-found handler answers plain text); a miss inside a served group/version
+ * (`/api/v1/foos`, `/apis/apps/v1/namespaces/x/foos`, an unknown subresource) is `notFound`, which
+ * go-restful's service error handler answers with a JSON Status (`server/handler.go`).
+ */
 export function parseApiPath(pathname: string, registry: ResourceRegistry): ApiPath {
   const segments = segmentsOf(pathname);
   if (!segments) return UNKNOWN;
@@ -87,14 +96,14 @@ export function parseApiPath(pathname: string, registry: ResourceRegistry): ApiP
     if (a === undefined) return discovery('api');
     if (segments.length === 2)
       return registry.hasGroupVersion('', a) ? discovery('apiVersion', '', a) : UNKNOWN;
-    return resourcePath(registry, '', a, segments.slice(2));
+    return registry.hasGroupVersion('', a) ? resourcePath(registry, '', a, segments.slice(2)) : UNKNOWN;
   }
   if (root === 'apis') {
     if (a === undefined) return discovery('apis');
     if (b === undefined) return discovery('group', a);
     if (segments.length === 3)
       return registry.hasGroupVersion(a, b) ? discovery('groupVersion', a, b) : UNKNOWN;
-    return resourcePath(registry, a, b, segments.slice(3));
+    return registry.hasGroupVersion(a, b) ? resourcePath(registry, a, b, segments.slice(3)) : UNKNOWN;
   }
   return UNKNOWN;
 }

@@ -284,7 +284,7 @@ describe('delete (DELETE)', () => {
     });
     expect(res.status).toBe(409);
     expect(res.json.message).toMatch(
-      /^Operation cannot be fulfilled on pods "a": Precondition failed: UID in precondition: nope, UID in object meta: /,
+      /^Operation cannot be fulfilled on Pod "a": the UID in the precondition \(nope\) does not match the UID in record \([0-9a-f-]{36}\)\. The object might have been deleted and then recreated$/,
     );
     const col = await request(`${server.url}${PODS}?labelSelector=app%3Dx`, { method: 'DELETE' });
     expect(col.status).toBe(200);
@@ -293,23 +293,62 @@ describe('delete (DELETE)', () => {
   });
 });
 
+test('a DELETE with a stale preconditions.resourceVersion is the 409 of rest.BeforeDelete, naming the Kind (registry/rest/delete.go)', async () => {
+  // BeforeDelete checks the preconditions before the storage layer and builds
+  // NewConflict(GroupResource{Group: gvk.Group, Resource: gvk.Kind}, …): the Kind, not the resource.
+  server = await FakeApiServer.start();
+  const cm = server.create('configmaps', { metadata: { name: 'cm' } });
+  server.patch('configmaps', 'default/cm', { data: { a: '1' } });
+  const rv = server.get('configmaps', 'default/cm').metadata.resourceVersion;
+  const res = await request(`${server.url}/api/v1/namespaces/default/configmaps/cm`, {
+    method: 'DELETE',
+    body: JSON.stringify({ preconditions: { resourceVersion: cm.metadata.resourceVersion } }),
+  });
+  expect(res.status).toBe(409);
+  expect(res.text).toBe(
+    `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Operation cannot be fulfilled on ConfigMap \\"cm\\": the ResourceVersion in the precondition (${cm.metadata.resourceVersion}) does not match the ResourceVersion in record (${rv}). The object might have been modified","reason":"Conflict","details":{"name":"cm","kind":"ConfigMap"},"code":409}\n`,
+  );
+  server.create('deployments.apps', { metadata: { name: 'd' }, spec: {} });
+  const dep = await request(`${server.url}/apis/apps/v1/namespaces/default/deployments/d`, {
+    method: 'DELETE',
+    body: JSON.stringify({ preconditions: { resourceVersion: '1' } }),
+  });
+  expect(dep.json.message).toMatch(/^Operation cannot be fulfilled on Deployment\.apps "d": /);
+  expect(dep.json.details).toEqual({ name: 'd', group: 'apps', kind: 'Deployment' });
+  expect(server.list('configmaps')).toHaveLength(1);
+});
+
 describe('paths and discovery', () => {
-  test('an unknown path, group, version, resource or subresource is a plain-text 404', async () => {
+  test('a path outside every served group/version is a plain-text 404 (util/notfoundhandler)', async () => {
     server = await FakeApiServer.start();
-    for (const path of [
-      '/nope',
-      '/api/v2/pods',
-      '/apis/nope.io/v1/things',
-      '/api/v1/foos',
-      `${PODS}/a/log`,
-      '/api/v1/pods/name',
-    ]) {
+    for (const path of ['/nope', '/api/v2/pods', '/apis/nope.io/v1/things', '/apis/apps/v2/deployments']) {
       const res = await request(`${server.url}${path}`);
       expect([path, res.status, res.headers.get('content-type'), res.text]).toEqual([
         path,
         404,
         'text/plain; charset=utf-8',
         '404 page not found\n',
+      ]);
+    }
+  });
+
+  test('an unknown resource or subresource inside a served group/version is a JSON 404 Status (server/handler.go serviceErrorHandler)', async () => {
+    // kube-apiserver: go-restful's web service for the group/version misses the route and its
+    // service error handler answers NewGenericServerResponse(404): reason NotFound, details {}.
+    server = await FakeApiServer.start();
+    for (const path of [
+      '/api/v1/foos',
+      '/apis/apps/v1/namespaces/x/foos',
+      '/api/v1/watch/foos',
+      `${PODS}/a/nope`,
+      '/api/v1/pods/name',
+    ]) {
+      const res = await request(`${server.url}${path}`);
+      expect([path, res.status, res.headers.get('content-type'), res.text]).toEqual([
+        path,
+        404,
+        'application/json',
+        '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}\n',
       ]);
     }
     const method = await request(`${server.url}${PODS}`, { method: 'PUT', body: '{}' });

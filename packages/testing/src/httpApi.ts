@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { ErrorCodes, KinformerError, type Clock, type Logger } from '@kinformer/core';
+import { ErrorCodes, KinformerError, parseFieldSelector, type Clock, type Logger } from '@kinformer/core';
 import { parseApiPath, verbOf, type ApiPath } from './apiPath.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FakeApiServerFaults, RequestVerb } from './faults.js';
@@ -29,6 +29,8 @@ import {
 } from './responses.js';
 import { clientIdentity, type ClientAuthMode, type ClientIdentity } from './serverTls.js';
 import {
+  badRequestError,
+  genericNotFoundError,
   makeStatus,
   methodNotAllowedError,
   unauthorizedError,
@@ -144,6 +146,7 @@ export class HttpApi {
       sendPlain(res, 404, '404 page not found\n');
       return;
     }
+    if (path.kind === 'notFound') throw genericNotFoundError();
     if (verb === undefined) throw methodNotAllowedError();
     const failure = ctx.faults.takeFailure({
       verb,
@@ -261,13 +264,20 @@ export class HttpApi {
   ): Promise<void> {
     const ctx = this.#ctx;
     const representation = this.#negotiate(req, watch ? 'watch' : 'list');
-    if (path.name !== undefined) {
-      // A watch on a named path (or /watch/…/{name}) is a watch of the collection for that one name.
-      const existing = params.get('fieldSelector');
-      const byName = `metadata.name=${path.name}`;
-      params.set('fieldSelector', existing ? `${existing},${byName}` : byName);
-    }
     const query = decodeListOptions(params, path.type, { forceWatch: watch, watchList: ctx.watchList });
+    if (path.name !== undefined) {
+      // A watch on a named path (or /watch/…/{name}) is a watch of the collection for that one name;
+      // a selector of its own must select exactly that name (handlers/get.go listOpts).
+      if (query.fieldSelector === undefined) {
+        query.fieldSelector = parseFieldSelector(`metadata.name=${path.name.replace(/[\\,=]/g, '\\$&')}`);
+      } else {
+        const selected = query.fieldSelector.requirements.find(
+          (r) => r.field === 'metadata.name' && r.operator === '=',
+        );
+        if (selected?.value !== path.name)
+          throw badRequestError("fieldSelector metadata.name doesn't match requested name");
+      }
+    }
     const table = ctx.store.table(path.type);
     if (!watch) {
       const body = await serveList({

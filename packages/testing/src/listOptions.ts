@@ -5,6 +5,7 @@ import {
   type LabelSelector,
 } from '@kinformer/core';
 import { fieldSelectorSyntaxError } from './fieldSets.js';
+import { labelSelectorError } from './labelSelectorErrors.js';
 import type { ResourceType } from './resourceRegistry.js';
 import {
   badRequestError,
@@ -76,6 +77,8 @@ export function decodeListOptions(
   const labelText = params.get('labelSelector') ?? '';
   let labelSelector: LabelSelector | undefined;
   if (labelText.trim() !== '') {
+    const syntax = labelSelectorError(labelText);
+    if (syntax !== undefined) throw badRequestError(syntax);
     try {
       labelSelector = parseLabelSelector(labelText);
     } catch (err) {

@@ -12,6 +12,7 @@ import {
   invalidField,
   makeStatus,
   notFoundError,
+  preconditionConflictError,
   requiredField,
   statusError,
 } from './statusErrors.js';
@@ -553,21 +554,22 @@ export class ObjectStore {
     const table = this.table(type);
     const existing = this.get(type, namespace, name);
     const meta = existing.obj.metadata;
+    // rest.BeforeDelete checks the preconditions against the stored object before anything else.
     if (preconditions.uid !== undefined && preconditions.uid !== meta.uid) {
-      throw conflictError(
+      throw preconditionConflictError(
         type,
         name,
-        `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${text(meta.uid)}`,
+        `the UID in the precondition (${preconditions.uid}) does not match the UID in record (${text(meta.uid)}). The object might have been deleted and then recreated`,
       );
     }
     if (
       preconditions.resourceVersion !== undefined &&
       preconditions.resourceVersion !== String(existing.rev)
     ) {
-      throw conflictError(
+      throw preconditionConflictError(
         type,
         name,
-        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${existing.rev}`,
+        `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${existing.rev}). The object might have been modified`,
       );
     }
     if (!isEmpty(meta.finalizers)) {

@@ -117,6 +117,25 @@ export function conflictError(
   );
 }
 
+/**
+ * 409 of a failed DELETE precondition, as `rest.BeforeDelete` builds it (`registry/rest/delete.go`):
+ * the conflict is named by the *Kind* (`GroupResource{Group, Resource: Kind}`), so the message says
+ * `Operation cannot be fulfilled on ConfigMap "x": …` (`Deployment.apps` for a group) and
+ * `details.kind` is the Kind.
+ */
+export function preconditionConflictError(type: ResourceType, name: string, detail: string): KinformerError {
+  return failure(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${type.qualifiedKind} ${JSON.stringify(name)}: ${detail}`,
+    {
+      name,
+      group: type.group,
+      kind: type.kind,
+    },
+  );
+}
+
 /** One `field.Error`: its type (the cause's `reason`), path and body (`Forbidden: …`). */
 export interface FieldError {
   type: 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueInvalid' | 'FieldValueNotSupported';

@@ -412,6 +412,31 @@ describe('single-object and metadata-only watches', () => {
     expect(nameOf(await w.next())).toBe('one');
   });
 
+  test('a named watch whose fieldSelector does not select that name is 400 (handlers/get.go listOpts)', async () => {
+    // kube-apiserver: a selector on a named path must RequiresExactMatch("metadata.name") that
+    // name, else NewBadRequest("fieldSelector metadata.name doesn't match requested name").
+    server = await FakeApiServer.start();
+    const named = `${server.url}/api/v1/namespaces/default/pods/one?watch=true`;
+    for (const selector of ['metadata.name%3Dother', 'spec.nodeName%3Dn1', 'metadata.name!%3Done']) {
+      const res = await request(`${named}&fieldSelector=${selector}`);
+      expect([selector, res.status, res.text]).toEqual([
+        selector,
+        400,
+        `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"fieldSelector metadata.name doesn't match requested name","reason":"BadRequest","code":400}\n`,
+      ]);
+    }
+    const w = await watch(
+      `watch=true&resourceVersion=${server.resourceVersion}&fieldSelector=metadata.name%3Done`,
+      {},
+      '/api/v1/namespaces/default/pods/one',
+    );
+    expect(w.status).toBe(200);
+    await server.waitForWatchers(1);
+    server.create('pods', pod('two'));
+    server.create('pods', pod('one'));
+    expect(nameOf(await w.next())).toBe('one');
+  });
+
   test('Accept as=PartialObjectMetadata makes every event object, bookmarks included, PartialObjectMetadata', async () => {
     server = await FakeApiServer.start();
     server.create('pods', pod('a', 'default', { labels: { x: 'y' } }));
