@@ -99,22 +99,28 @@ export function alreadyExistsError(type: ResourceType, name: string): KinformerE
 export const OBJECT_MODIFIED =
   'the object has been modified; please apply your changes to the latest version and try again';
 
+/** `NewConflict(GroupResource{group, resource}, name, detail)`. */
+function conflict(group: string, resource: string, name: string, detail: string): KinformerError {
+  const qualified = group === '' ? resource : `${resource}.${group}`;
+  return failure(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified} ${JSON.stringify(name)}: ${detail}`,
+    {
+      name,
+      group,
+      kind: resource,
+    },
+  );
+}
+
 /** 409 `Operation cannot be fulfilled on pods "foo": <detail>`. */
 export function conflictError(
   type: ResourceType,
   name: string,
   detail: string = OBJECT_MODIFIED,
 ): KinformerError {
-  return failure(
-    409,
-    'Conflict',
-    `Operation cannot be fulfilled on ${type.qualifiedResource} ${JSON.stringify(name)}: ${detail}`,
-    {
-      name,
-      group: type.group,
-      kind: type.resource,
-    },
-  );
+  return conflict(type.group, type.resource, name, detail);
 }
 
 /**
@@ -124,16 +130,7 @@ export function conflictError(
  * `details.kind` is the Kind.
  */
 export function preconditionConflictError(type: ResourceType, name: string, detail: string): KinformerError {
-  return failure(
-    409,
-    'Conflict',
-    `Operation cannot be fulfilled on ${type.qualifiedKind} ${JSON.stringify(name)}: ${detail}`,
-    {
-      name,
-      group: type.group,
-      kind: type.kind,
-    },
-  );
+  return conflict(type.group, type.kind, name, detail);
 }
 
 /** One `field.Error`: its type (the cause's `reason`), path and body (`Forbidden: …`). */
