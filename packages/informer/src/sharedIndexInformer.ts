@@ -111,6 +111,11 @@ export interface InformerStats {
   eventsDispatched: number;
   /** Handler calls that threw or rejected. */
   handlerErrors: number;
+  /**
+   * Cache changes by type, counted once each however many handlers there are (a resync's updates
+   * included; a relist counts the adds, updates and deletes it caused).
+   */
+  events: { add: number; update: number; delete: number };
   /** One entry per registered handler, in registration order. */
   handlers: HandlerStats[];
 }
@@ -179,6 +184,7 @@ export class SharedIndexInformer<T extends KubeObject> {
   #syncError: KinformerError | undefined;
   #deltasProcessed = 0;
   #processErrors = 0;
+  readonly #eventCounts = { add: 0, update: 0, delete: 0 };
   #handlerSeq = 0;
 
   constructor(listerWatcher: ListerWatcher<T>, options: SharedIndexInformerOptions<T> = {}) {
@@ -413,6 +419,7 @@ export class SharedIndexInformer<T extends KubeObject> {
       resyncCheckPeriodMs: this.#resyncCheckPeriodMs,
       eventsDispatched: this.#counters.dispatched,
       handlerErrors: this.#counters.errors,
+      events: { ...this.#eventCounts },
       handlers,
     };
   }
@@ -489,13 +496,16 @@ export class SharedIndexInformer<T extends KubeObject> {
   /** The informer as processDeltas' handler: turns cache changes into notifications. */
   readonly #distributor: ResourceEventHandler<T> = {
     onAdd: (obj, isInInitialList) => {
+      this.#eventCounts.add++;
       if (this.#processor.size > 0) this.#processor.distribute({ type: 'add', obj, isInInitialList }, false);
     },
     onUpdate: (oldObj, newObj) => {
+      this.#eventCounts.update++;
       if (this.#processor.size > 0)
         this.#processor.distribute({ type: 'update', oldObj, newObj }, isSyncUpdate(oldObj, newObj));
     },
     onDelete: (obj) => {
+      this.#eventCounts.delete++;
       if (this.#processor.size > 0) this.#processor.distribute({ type: 'delete', obj }, false);
     },
   };
