@@ -263,7 +263,8 @@ describe('DeltaFIFO', () => {
     expect(inner.name).toBe('bar');
     expect(inner.val).toEqual({ rv: 16, xfrm: 1 });
     for (const d of [...foo, ...bar]) {
-      const o = d.object instanceof DeletedFinalStateUnknown ? d.object.obj : d.object;
+      const object = d.object as TestObj | DeletedFinalStateUnknown<TestObj>;
+      const o = object instanceof DeletedFinalStateUnknown ? object.obj : object;
       expect((o.val as RvX).xfrm).toBe(1);
     }
   });

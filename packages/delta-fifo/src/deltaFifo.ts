@@ -2,6 +2,8 @@ import {
   abortError,
   componentLogger,
   DeletedFinalStateUnknown,
+  ErrorCodes,
+  KinformerError,
   metaNamespaceKeyFunc,
   realClock,
   RingBuffer,
@@ -9,7 +11,8 @@ import {
 import type { Clock, KeyFunc, Logger } from '@kinformer/core';
 import type { FIFOOptions, KeyListerGetter, TransformFunc } from './fifoOptions.js';
 import { closedError, isPromiseLike, keyOf, SLOW_DEPTH, SLOW_MS } from './internal.js';
-import type { Delta, Deltas, DeltaType, PopProcessFunc, Queue } from './queue.js';
+import { isObjectDelta } from './queue.js';
+import type { Deltas, ObjectDelta, ObjectDeltaType, PopProcessFunc, Queue } from './queue.js';
 import { RequeueError } from './requeueError.js';
 import { Waiters } from './waiters.js';
 
@@ -46,7 +49,7 @@ export class DeltaFIFO<T> implements Queue<T> {
   /** The name used in logs and errors. */
   readonly name: string;
 
-  private readonly items = new Map<string, Deltas<T>>();
+  private readonly items = new Map<string, ObjectDelta<T>[]>();
   private readonly queue = new RingBuffer<string>();
   private readonly waiters = new Waiters();
   private readonly keyFunc: KeyFunc<T>;
@@ -125,7 +128,7 @@ export class DeltaFIFO<T> implements Queue<T> {
       keys[i] = this.keyOf(item);
       objects[i] = this.transform(item);
     }
-    const action: DeltaType = this.emitDeltaTypeReplaced ? 'Replaced' : 'Sync';
+    const action: ObjectDeltaType = this.emitDeltaTypeReplaced ? 'Replaced' : 'Sync';
     const newKeys = new Set(keys);
     for (let i = 0; i < n; i++)
       this.queueAction(action, keys[i] as string, objects[i] as T | DeletedFinalStateUnknown<T>);
@@ -136,8 +139,8 @@ export class DeltaFIFO<T> implements Queue<T> {
     for (let i = 0; i < this.queue.size; i++) {
       const key = this.queue.at(i) as string;
       if (newKeys.has(key)) continue;
-      const deltas = this.items.get(key) as Deltas<T>;
-      const newest = (deltas[deltas.length - 1] as Delta<T>).object;
+      const deltas = this.items.get(key) as ObjectDelta<T>[];
+      const newest = (deltas[deltas.length - 1] as ObjectDelta<T>).object;
       const last = newest instanceof DeletedFinalStateUnknown ? newest.obj : newest;
       queuedDeletions++;
       this.queueAction('Deleted', key, new DeletedFinalStateUnknown(key, last));
@@ -188,9 +191,13 @@ export class DeltaFIFO<T> implements Queue<T> {
    */
   addIfNotPresent(deltas: Deltas<T>): void {
     const key = this.keyOf(deltas);
+    const objectDeltas = deltas.filter(isObjectDelta);
+    if (objectDeltas.length !== deltas.length) {
+      throw new KinformerError(ErrorCodes.KEY_FUNC, `${this.name}: only per-object deltas can be queued`);
+    }
     this.populated = true;
     if (this.items.has(key)) return;
-    this.items.set(key, deltas.slice());
+    this.items.set(key, objectDeltas);
     this.queue.push(key);
     this.waiters.wakeAll();
   }
@@ -213,7 +220,7 @@ export class DeltaFIFO<T> implements Queue<T> {
       await this.waiters.wait(signal);
     }
     const key = this.queue.shift() as string;
-    const deltas = this.items.get(key) as Deltas<T>;
+    const deltas = this.items.get(key) as ObjectDelta<T>[];
     this.items.delete(key);
     const isInInitialList = !this.hasSynced();
     const depth = this.queue.size;
@@ -257,8 +264,8 @@ export class DeltaFIFO<T> implements Queue<T> {
   list(): Array<T | DeletedFinalStateUnknown<T>> {
     const out = new Array<T | DeletedFinalStateUnknown<T>>(this.queue.size);
     for (let i = 0; i < this.queue.size; i++) {
-      const deltas = this.items.get(this.queue.at(i) as string) as Deltas<T>;
-      out[i] = (deltas[deltas.length - 1] as Delta<T>).object;
+      const deltas = this.items.get(this.queue.at(i) as string) as ObjectDelta<T>[];
+      out[i] = (deltas[deltas.length - 1] as ObjectDelta<T>).object;
     }
     return out;
   }
@@ -288,8 +295,8 @@ export class DeltaFIFO<T> implements Queue<T> {
     return this.transformer(obj);
   }
 
-  private queueAction(type: DeltaType, key: string, object: T | DeletedFinalStateUnknown<T>): void {
-    const delta: Delta<T> = { type, object };
+  private queueAction(type: ObjectDeltaType, key: string, object: T | DeletedFinalStateUnknown<T>): void {
+    const delta: ObjectDelta<T> = { type, object };
     const deltas = this.items.get(key);
     if (deltas === undefined) {
       this.items.set(key, [delta]);
@@ -302,7 +309,7 @@ export class DeltaFIFO<T> implements Queue<T> {
   }
 
   /** Puts popped deltas back: merged before newer deltas of a re-queued key, else at the back. */
-  private requeue(key: string, deltas: Deltas<T>): void {
+  private requeue(key: string, deltas: ObjectDelta<T>[]): void {
     this.populated = true;
     const newer = this.items.get(key);
     if (newer === undefined) {
@@ -313,11 +320,11 @@ export class DeltaFIFO<T> implements Queue<T> {
     }
     const older = deltas[deltas.length - 1];
     const first = newer[0];
-    let merged: Deltas<T>;
+    let merged: ObjectDelta<T>[];
     if (older !== undefined && first !== undefined && older.type === 'Deleted' && first.type === 'Deleted') {
       merged = deltas.slice(0, -1);
       merged.push(keptDeletion(older, first));
-      for (let i = 1; i < newer.length; i++) merged.push(newer[i] as Delta<T>);
+      for (let i = 1; i < newer.length; i++) merged.push(newer[i] as ObjectDelta<T>);
     } else {
       merged = deltas.concat(newer);
     }
@@ -326,17 +333,17 @@ export class DeltaFIFO<T> implements Queue<T> {
 }
 
 /** client-go's `dedupDeltas`: collapses the last two deltas when both are deletions. */
-function dedupTrailingDeletes<T>(deltas: Deltas<T>): void {
+function dedupTrailingDeletes<T>(deltas: ObjectDelta<T>[]): void {
   const n = deltas.length;
   if (n < 2) return;
-  const newer = deltas[n - 1] as Delta<T>;
-  const older = deltas[n - 2] as Delta<T>;
+  const newer = deltas[n - 1] as ObjectDelta<T>;
+  const older = deltas[n - 2] as ObjectDelta<T>;
   if (older.type !== 'Deleted' || newer.type !== 'Deleted') return;
   deltas[n - 2] = keptDeletion(older, newer);
   deltas.length = n - 1;
 }
 
 /** Of two consecutive deletions, the one with more information: the older unless it is a tombstone. */
-function keptDeletion<T>(older: Delta<T>, newer: Delta<T>): Delta<T> {
+function keptDeletion<T>(older: ObjectDelta<T>, newer: ObjectDelta<T>): ObjectDelta<T> {
   return older.object instanceof DeletedFinalStateUnknown ? newer : older;
 }

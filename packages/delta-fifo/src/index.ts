@@ -1,4 +1,16 @@
-export type { Delta, Deltas, DeltaType, PopProcessFunc, Queue } from './queue.js';
+export type {
+  BookmarkInfo,
+  Delta,
+  Deltas,
+  DeltaType,
+  ObjectDelta,
+  ObjectDeltaType,
+  PopProcessFunc,
+  Queue,
+  ReplacedAllInfo,
+  SyncAllInfo,
+} from './queue.js';
+export { isObjectDelta } from './queue.js';
 export type { FIFOOptions, KeyListerGetter, TransformFunc } from './fifoOptions.js';
 export type { DeltaFIFOOptions } from './deltaFifo.js';
 export { DeltaFIFO } from './deltaFifo.js';

@@ -1,5 +1,6 @@
 import { DeletedFinalStateUnknown, ErrorCodes, KinformerError } from '@kinformer/core';
 import type { KeyFunc } from '@kinformer/core';
+import { isObjectDelta } from './queue.js';
 import type { Deltas } from './queue.js';
 
 /** Queue depth above which a slow process function is logged (client-go's trace threshold). */
@@ -18,6 +19,9 @@ export function keyOf<T>(keyFunc: KeyFunc<T>, obj: T | DeletedFinalStateUnknown<
     const newest = obj[obj.length - 1];
     if (newest === undefined) {
       throw new KinformerError(ErrorCodes.KEY_FUNC, "0 length Deltas object; can't get key");
+    }
+    if (!isObjectDelta(newest)) {
+      throw new KinformerError(ErrorCodes.KEY_FUNC, `a ${newest.type} delta has no key`);
     }
     target = newest.object;
   } else {

@@ -1,16 +1,55 @@
 import type { DeletedFinalStateUnknown } from '@kinformer/core';
 
-/** What happened to an object. */
-export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
+/** What happened to one object (the delta types that carry an object or a tombstone). */
+export type ObjectDeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
 
-/** One change: the type and the object after it (a tombstone for a delete the queue inferred). */
-export interface Delta<T> {
-  readonly type: DeltaType;
+/**
+ * What happened. Besides the per-object types, a `RealFIFO` in atomic mode (client-go 1.36's
+ * `AtomicFIFO`) queues `ReplacedAll` (one per relist), `SyncAll` (one per resync) and `Bookmark`
+ * (one per watch bookmark, with `emitDeltaTypeBookmark`).
+ */
+export type DeltaType = ObjectDeltaType | 'ReplacedAll' | 'SyncAll' | 'Bookmark';
+
+/**
+ * The object of a `ReplacedAll` delta (client-go's `ReplacedAllInfo`): the whole list a relist
+ * returned, already transformed, in list order, and the list's resourceVersion.
+ */
+export interface ReplacedAllInfo<T> {
+  readonly resourceVersion: string;
+  readonly objects: readonly T[];
+}
+
+/** The object of a `SyncAll` delta (client-go's `SyncAllInfo`): nothing, a resync of the whole cache. */
+export type SyncAllInfo = Record<string, never>;
+
+/** The object of a `Bookmark` delta (client-go's `BookmarkInfo`): the bookmark's resourceVersion. */
+export interface BookmarkInfo {
+  readonly resourceVersion: string;
+}
+
+/** A change of one object: the type and the object after it (a tombstone for a delete the queue inferred). */
+export interface ObjectDelta<T> {
+  readonly type: ObjectDeltaType;
   readonly object: T | DeletedFinalStateUnknown<T>;
 }
 
-/** The changes of one key, oldest first. */
+/**
+ * One change, discriminated by `type`: a per-object {@link ObjectDelta}, or one of the atomic-mode
+ * deltas, which concern the whole cache and have no key.
+ */
+export type Delta<T> =
+  | ObjectDelta<T>
+  | { readonly type: 'ReplacedAll'; readonly object: ReplacedAllInfo<T> }
+  | { readonly type: 'SyncAll'; readonly object: SyncAllInfo }
+  | { readonly type: 'Bookmark'; readonly object: BookmarkInfo };
+
+/** The changes of one key, oldest first (an atomic-mode delta always travels alone). */
 export type Deltas<T> = Delta<T>[];
+
+/** True for a delta that concerns one object (not `ReplacedAll`, `SyncAll` or `Bookmark`). */
+export function isObjectDelta<T>(delta: Delta<T>): delta is ObjectDelta<T> {
+  return delta.type !== 'ReplacedAll' && delta.type !== 'SyncAll' && delta.type !== 'Bookmark';
+}
 
 /**
  * Handles one popped item. `isInInitialList` is true while the items of the first `replace` are
@@ -45,5 +84,6 @@ export interface Queue<T> {
   length(): number;
   /** Called with every watch event's resourceVersion (see ReflectorStore). */
   updateResourceVersion?(resourceVersion: string): void;
+  /** Called with every watch bookmark's resourceVersion (client-go's `ReflectorBookmarkStore`). */
   bookmark?(resourceVersion: string): void;
 }

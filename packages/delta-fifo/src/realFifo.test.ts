@@ -1,6 +1,7 @@
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKeyFunc, ErrorCodes } from '@kinformer/core';
 import type { KubeObject } from '@kinformer/core';
 import type { KeyListerGetter } from './fifoOptions.js';
+import { isObjectDelta } from './queue.js';
 import type { Delta, Deltas } from './queue.js';
 import { RealFIFO } from './realFifo.js';
 import type { RealFIFOOptions } from './realFifo.js';
@@ -737,6 +738,7 @@ describe('RealFIFO', () => {
       // client-go's processDeltas, against a Map store.
       const process = (deltas: Deltas<Pod>): void => {
         for (const d of deltas) {
+          if (!isObjectDelta(d)) throw new Error(`unexpected ${d.type}`);
           const key = deletionHandlingMetaNamespaceKeyFunc(d.object);
           if (d.type === 'Deleted') {
             store.delete(key);

@@ -11,9 +11,13 @@ import {
 import type { Clock, KeyFunc, Logger } from '@kinformer/core';
 import type { FIFOOptions, KeyListerGetter, TransformFunc } from './fifoOptions.js';
 import { closedError, isPromiseLike, keyOf, SLOW_DEPTH, SLOW_MS } from './internal.js';
-import type { Delta, Deltas, DeltaType, PopProcessFunc, Queue } from './queue.js';
+import { isObjectDelta } from './queue.js';
+import type { Delta, Deltas, ObjectDeltaType, PopProcessFunc, Queue } from './queue.js';
 import { RequeueError } from './requeueError.js';
 import { Waiters } from './waiters.js';
+
+/** The key slot of an atomic-mode delta (which concerns no single object). */
+const NO_KEY = '';
 
 /** client-go's default (and our default) maximum batch size of {@link RealFIFO.popBatch}. */
 export const DEFAULT_BATCH_SIZE = 1000;
@@ -22,6 +26,20 @@ export const DEFAULT_BATCH_SIZE = 1000;
 export interface RealFIFOOptions<T> extends FIFOOptions<T> {
   /** Default `maxBatch` of {@link RealFIFO.popBatch}. Default: 1000 (client-go's). */
   batchSize?: number;
+  /**
+   * Atomic mode (client-go 1.36's `AtomicEvents`, what informers use by default): `replace` queues
+   * one `ReplacedAll` delta holding the whole (transformed) list and its resourceVersion, `resync`
+   * one `SyncAll` delta; the consumer applies each to its cache at once. `knownObjects` must then
+   * be unset (the consumer's cache is reconciled when the delta is processed, not when it is
+   * queued). Default: false.
+   */
+  atomicEvents?: boolean;
+  /**
+   * With `atomicEvents`: `bookmark(rv)` queues a `Bookmark` delta, so the consumer's cache learns
+   * the bookmark's resourceVersion in order with the events (client-go's `EmitDeltaTypeBookmark`).
+   * Without it `bookmark` does nothing. Default: false.
+   */
+  emitDeltaTypeBookmark?: boolean;
 }
 
 /** Options of {@link RealFIFO.popBatch}. */
@@ -39,18 +57,30 @@ export interface PopBatchOptions {
 export type PopBatchProcessFunc<T> = (batch: Deltas<T>[], isInInitialList: boolean) => void | Promise<void>;
 
 /**
- * client-go's `RealFIFO` (the queue of the 1.36 informers, non-atomic mode): an in-order log of
- * every notification. Each entry is popped as a one-element {@link Deltas}; nothing is merged or
- * deduplicated, so events of different keys are delivered in the order they happened.
+ * client-go's `RealFIFO` (the queue of the 1.36 informers): an in-order log of every notification.
+ * Each entry is popped as a one-element {@link Deltas}; nothing is merged or deduplicated, so events
+ * of different keys are delivered in the order they happened.
  *
- * - `delete` is always queued (no `knownObjects` filtering, unlike DeltaFIFO).
+ * In atomic mode (`atomicEvents: true`, client-go's `AtomicFIFO`):
+ * - `replace(list, rv)` appends ONE `ReplacedAll` delta whose object is `{ resourceVersion: rv,
+ *   objects }` (`objects`: the list, transformed, in list order); the consumer finds the deletions
+ *   by comparing it with its cache (see `processDeltas`).
+ * - `resync()` appends ONE `SyncAll` delta (object `{}`).
+ * - `bookmark(rv)` appends a `Bookmark` delta (object `{ resourceVersion }`) when
+ *   `emitDeltaTypeBookmark` is set, and does nothing otherwise; it does not count as a first event
+ *   for `hasSynced`.
+ * - `knownObjects` is refused (`ERR_INVALID_OPTION`).
+ *
+ * In both modes `delete` is always queued (no `knownObjects` filtering, unlike DeltaFIFO), and the
+ * first `replace` (before any add/update/delete) makes everything queued at that moment the initial
+ * population; `hasSynced()` turns true once it has been popped and processed.
+ *
+ * In non-atomic mode:
  * - `replace(list)` appends, in one synchronous step, first the synthetic deletions — a tombstone for
  *   every queued key not in the list whose last entry is not a delete (tombstone object: that last
  *   object), in first-seen order, then one for every known key neither listed nor queued — and then
- *   `Replaced` for every item in list order. The first `replace` (before any add/update/delete)
- *   makes everything queued at that moment the initial population.
+ *   `Replaced` for every item in list order.
  * - `resync()` appends `Sync(knownObject)` for every known key that has no entry queued.
- * - `hasSynced()` turns true once the initial population has been popped and processed.
  *
  * `add`/`update`/`delete`, `pop` and `popBatch` are O(1) amortised per entry. One consumer is expected.
  */
@@ -66,6 +96,8 @@ export class RealFIFO<T> implements Queue<T> {
   private readonly knownObjects: KeyListerGetter<T> | undefined;
   private readonly transformer: TransformFunc<T> | undefined;
   private readonly batchSize: number;
+  private readonly atomic: boolean;
+  private readonly emitBookmarks: boolean;
   private readonly log: Logger;
   private readonly clock: Clock;
   private populated = false;
@@ -75,6 +107,22 @@ export class RealFIFO<T> implements Queue<T> {
   constructor(options: RealFIFOOptions<T> = {}) {
     this.name = options.name ?? 'RealFIFO';
     this.keyFunc = options.keyFunction ?? (metaNamespaceKeyFunc as KeyFunc<T>);
+    this.atomic = options.atomicEvents ?? false;
+    this.emitBookmarks = options.emitDeltaTypeBookmark ?? false;
+    if (this.atomic && options.knownObjects !== undefined) {
+      throw new KinformerError(
+        ErrorCodes.INVALID_OPTION,
+        `${this.name}: knownObjects must not be set when atomicEvents is true`,
+        { details: { option: 'knownObjects' } },
+      );
+    }
+    if (!this.atomic && this.emitBookmarks) {
+      throw new KinformerError(
+        ErrorCodes.INVALID_OPTION,
+        `${this.name}: emitDeltaTypeBookmark requires atomicEvents`,
+        { details: { option: 'emitDeltaTypeBookmark' } },
+      );
+    }
     this.knownObjects = options.knownObjects;
     this.transformer = options.transformer;
     this.batchSize = checkBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE, 'batchSize');
@@ -102,12 +150,27 @@ export class RealFIFO<T> implements Queue<T> {
     this.queueAction('Deleted', obj);
   }
 
+  /** True in atomic mode (`atomicEvents`). */
+  isAtomic(): boolean {
+    return this.atomic;
+  }
+
   /**
-   * Appends the synthetic deletions, then `Replaced` for every item (see the class comment), in one
-   * synchronous step: no pop sees a partial replace. Keys and transforms are computed first, so a
-   * throw leaves the queue unchanged.
+   * Atomic mode: appends one `ReplacedAll` delta (objects transformed first, so a throwing
+   * transformer leaves the queue unchanged; objects are not keyed here). Otherwise appends the
+   * synthetic deletions, then `Replaced` for every item (see the class comment), in one synchronous
+   * step: no pop sees a partial replace. Keys and transforms are computed first, so a throw leaves
+   * the queue unchanged.
    */
   replace(items: T[], resourceVersion: string): void {
+    if (this.atomic) {
+      const objects =
+        this.transformer === undefined ? items.slice() : items.map((item) => this.transform(item) as T);
+      this.append({ type: 'ReplacedAll', object: { resourceVersion, objects } }, NO_KEY);
+      this.markPopulatedByReplace();
+      this.log.debug({ items: objects.length, resourceVersion }, 'replace (atomic)');
+      return;
+    }
     const n = items.length;
     const keys = new Array<string>(n);
     const objects = new Array<T | DeletedFinalStateUnknown<T>>(n);
@@ -125,9 +188,9 @@ export class RealFIFO<T> implements Queue<T> {
 
     let deletions = 0;
     for (const [key, last] of lastQueued) {
-      if (newKeys.has(key) || last.type === 'Deleted') continue;
+      if (newKeys.has(key) || !isObjectDelta(last) || last.type === 'Deleted') continue;
       const obj = last.object instanceof DeletedFinalStateUnknown ? last.object.obj : last.object;
-      this.append('Deleted', key, new DeletedFinalStateUnknown(key, obj));
+      this.append({ type: 'Deleted', object: new DeletedFinalStateUnknown(key, obj) }, key);
       deletions++;
     }
     if (this.knownObjects !== undefined) {
@@ -138,26 +201,30 @@ export class RealFIFO<T> implements Queue<T> {
           this.log.warn({ key }, 'key listed by knownObjects has no object; no tombstone queued');
           continue;
         }
-        this.append('Deleted', key, new DeletedFinalStateUnknown(key, known));
+        this.append({ type: 'Deleted', object: new DeletedFinalStateUnknown(key, known) }, key);
         deletions++;
       }
     }
     for (let i = 0; i < n; i++) {
-      this.append('Replaced', keys[i] as string, objects[i] as T | DeletedFinalStateUnknown<T>);
+      this.append(
+        { type: 'Replaced', object: objects[i] as T | DeletedFinalStateUnknown<T> },
+        keys[i] as string,
+      );
     }
 
-    if (!this.populated) {
-      this.populated = true;
-      this.initialPopulationCount = this.deltas.size;
-    }
+    this.markPopulatedByReplace();
     this.log.debug({ items: n, deletions, resourceVersion }, 'replace');
   }
 
   /**
-   * Appends `Sync(knownObject)` (not transformed again) for every known key with no entry queued.
-   * No-op without `knownObjects`.
+   * Atomic mode: appends one `SyncAll` delta. Otherwise appends `Sync(knownObject)` (not
+   * transformed again) for every known key with no entry queued; no-op without `knownObjects`.
    */
   resync(): void {
+    if (this.atomic) {
+      this.append({ type: 'SyncAll', object: {} }, NO_KEY);
+      return;
+    }
     const known = this.knownObjects;
     if (known === undefined) return;
     const queued = new Set<string>();
@@ -166,8 +233,18 @@ export class RealFIFO<T> implements Queue<T> {
       if (queued.has(key)) continue;
       const obj = known.getByKey(key);
       if (obj === undefined) continue;
-      this.append('Sync', key, obj);
+      this.append({ type: 'Sync', object: obj }, key);
     }
+  }
+
+  /**
+   * client-go's `Bookmark`: with `emitDeltaTypeBookmark` (atomic mode), appends a `Bookmark` delta
+   * carrying `resourceVersion`, so the consumer's cache records it in order with the events.
+   * Otherwise does nothing. Never affects `hasSynced`.
+   */
+  bookmark(resourceVersion: string): void {
+    if (!this.emitBookmarks) return;
+    this.append({ type: 'Bookmark', object: { resourceVersion } }, NO_KEY);
   }
 
   /**
@@ -222,6 +299,11 @@ export class RealFIFO<T> implements Queue<T> {
     if (this.initialPopulationCount > 0) limit = Math.min(limit, this.initialPopulationCount);
     const unique = new Set<string>();
     while (unique.size < limit) {
+      if (!isObjectDelta(this.deltas.at(unique.size) as Delta<T>)) {
+        // ReplacedAll / SyncAll / Bookmark are never batched: alone when first, else the batch ends.
+        if (unique.size === 0) unique.add(NO_KEY);
+        break;
+      }
       const key = this.keys.at(unique.size) as string;
       if (unique.has(key)) break;
       unique.add(key);
@@ -273,10 +355,15 @@ export class RealFIFO<T> implements Queue<T> {
     return this.closed;
   }
 
-  /** The distinct keys of the queued entries, in first-seen order (a snapshot). */
+  /**
+   * The distinct keys of the queued per-object entries, in first-seen order (a snapshot; atomic-mode
+   * deltas have no key).
+   */
   listKeys(): string[] {
     const seen = new Set<string>();
-    for (let i = 0; i < this.keys.size; i++) seen.add(this.keys.at(i) as string);
+    for (let i = 0; i < this.keys.size; i++) {
+      if (isObjectDelta(this.deltas.at(i) as Delta<T>)) seen.add(this.keys.at(i) as string);
+    }
     return [...seen];
   }
 
@@ -303,17 +390,24 @@ export class RealFIFO<T> implements Queue<T> {
     return this.transformer(obj);
   }
 
-  private queueAction(type: DeltaType, obj: T | DeletedFinalStateUnknown<T>): void {
+  private queueAction(type: ObjectDeltaType, obj: T | DeletedFinalStateUnknown<T>): void {
     const key = this.keyOf(obj);
     const object = this.transform(obj);
     this.populated = true;
-    this.append(type, key, object);
+    this.append({ type, object }, key);
   }
 
-  private append(type: DeltaType, key: string, object: T | DeletedFinalStateUnknown<T>): void {
-    this.deltas.push({ type, object });
+  private append(delta: Delta<T>, key: string): void {
+    this.deltas.push(delta);
     this.keys.push(key);
     this.waiters.wakeAll();
+  }
+
+  /** The first replace (before any add/update/delete) makes everything queued the initial population. */
+  private markPopulatedByReplace(): void {
+    if (this.populated) return;
+    this.populated = true;
+    this.initialPopulationCount = this.deltas.size;
   }
 
   private logIfSlow(started: number, depth: number, key: string, batchSize: number): void {
