@@ -2,6 +2,8 @@ import { defaultFreezeObjects, deletionHandlingMetaNamespaceKeyFunc } from '@kin
 import type { KeyFunc } from '@kinformer/core';
 import type { Indexer, Indexers, Store, StoreOptions } from './store.js';
 import { ThreadSafeStore } from './threadSafeStore.js';
+import { TransactionError } from './transaction.js';
+import type { ThreadSafeStoreTransaction, Transaction } from './transaction.js';
 
 /**
  * client-go's `cache`: a {@link ThreadSafeStore} keyed by a key function. Every method keys its
@@ -64,6 +66,44 @@ class Cache<T> implements Indexer<T> {
 
   bookmark(resourceVersion: string): void {
     this.#store.bookmark(resourceVersion);
+  }
+
+  transaction(txns: readonly Transaction<T>[]): void {
+    const keyed: ThreadSafeStoreTransaction<T>[] = [];
+    const positions: number[] = []; // positions in `txns` of the keyed entries
+    const failures: Array<{ at: number; error: unknown }> = [];
+    for (let i = 0; i < txns.length; i++) {
+      const txn = txns[i]!;
+      let key: string;
+      try {
+        key = this.#keyFunc(txn.object);
+      } catch (error) {
+        failures.push({ at: i, error });
+        continue;
+      }
+      positions.push(i);
+      keyed.push({ type: txn.type, object: txn.object, key });
+    }
+    let applied = positions;
+    try {
+      this.#store.transaction(keyed);
+    } catch (err) {
+      if (!(err instanceof TransactionError)) throw err;
+      applied = err.successfulIndices.map((j) => positions[j]!);
+      const ok = new Set(err.successfulIndices);
+      let k = 0;
+      for (let j = 0; j < keyed.length; j++) {
+        if (!ok.has(j)) failures.push({ at: positions[j]!, error: err.errors[k++] });
+      }
+      failures.sort((a, b) => a.at - b.at);
+    }
+    if (failures.length > 0) {
+      throw new TransactionError(
+        applied,
+        txns.length,
+        failures.map((f) => f.error),
+      );
+    }
   }
 
   index(indexName: string, obj: T): T[] {

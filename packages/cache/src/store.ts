@@ -1,4 +1,5 @@
 import type { KeyFunc } from '@kinformer/core';
+import type { Transaction } from './transaction.js';
 
 /**
  * client-go's `Store`: a keyed, thread-safe (atomic with respect to the event loop) object cache.
@@ -30,6 +31,15 @@ export interface Store<T> {
   lastStoreSyncResourceVersion(): string;
   /** Records a bookmark's resourceVersion. */
   bookmark(resourceVersion: string): void;
+  /**
+   * Applies several writes at once, in order (client-go's `TransactionStore.Transaction`): `Add` and
+   * `Update` upsert `object`, `Delete` removes its key. No reader observes the store between two
+   * entries. An entry whose key function or index function throws is skipped and the others are
+   * applied; then a `TransactionError` (`ERR_TRANSACTION`) is thrown with `successfulIndices`,
+   * `totalTransactions` and the entries' errors. The resourceVersion recorded is the last applied
+   * entry's object's.
+   */
+  transaction(txns: readonly Transaction<T>[]): void;
 }
 
 /** Computes the index values of an object (several values allowed; an empty array means none). */

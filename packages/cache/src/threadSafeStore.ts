@@ -1,5 +1,7 @@
 import { deepFreeze, ErrorCodes, hasObjectMeta, KinformerError } from '@kinformer/core';
 import type { IndexFunc, Indexers } from './store.js';
+import { TransactionError } from './transaction.js';
+import type { ThreadSafeStoreTransaction } from './transaction.js';
 
 /** Options of {@link ThreadSafeStore}. */
 export interface ThreadSafeStoreOptions {
@@ -74,18 +76,7 @@ export class ThreadSafeStore<T> {
     this.#enter();
     const n = this.#funcs.length;
     try {
-      const old = this.#items.get(key);
-      const hadOld = old !== undefined || this.#items.has(key);
-      for (let i = 0; i < n; i++) {
-        this.#newValues[i] = this.#compute(i, obj, key);
-        if (hadOld) this.#oldValues[i] = this.#compute(i, old as T, key);
-      }
-      // Nothing below can throw.
-      if (this.#freeze) deepFreeze(obj);
-      this.#items.set(key, obj);
-      for (let i = 0; i < n; i++) {
-        updateIndex(this.#indices[i]!, this.#oldValues[i], this.#newValues[i]!, key);
-      }
+      this.#updateLocked(key, obj, n);
       this.#recordResourceVersion(obj);
     } finally {
       this.#leave(n);
@@ -113,6 +104,41 @@ export class ThreadSafeStore<T> {
     } finally {
       this.#leave(n);
     }
+  }
+
+  /**
+   * Applies several writes at once, in order (client-go's `ThreadSafeStoreWithTransaction`): `Add`
+   * and `Update` store `object` under `key` (an upsert), `Delete` removes `key`. No reader can
+   * observe the store between two entries. An entry whose index function throws (or whose `type` is
+   * unknown) is skipped, leaving the store as the entries before it left it, and the others are
+   * still applied; then a {@link TransactionError} is thrown listing the entries applied. The
+   * resourceVersion recorded is that of the last applied entry's object (when it has metadata).
+   */
+  transaction(txns: readonly ThreadSafeStoreTransaction<T>[]): void {
+    const n = this.#funcs.length;
+    const errors: unknown[] = [];
+    let successful: number[] | undefined;
+    let last = -1;
+    this.#enter();
+    try {
+      for (let t = 0; t < txns.length; t++) {
+        const txn = txns[t]!;
+        try {
+          this.#applyLocked(txn, n);
+          last = t;
+          if (successful !== undefined) successful.push(t);
+        } catch (err) {
+          if (successful === undefined) successful = range(t);
+          errors.push(err);
+        } finally {
+          this.#clearScratch(n);
+        }
+      }
+      if (last >= 0) this.#recordResourceVersion(txns[last]!.object);
+    } finally {
+      this.#writing = false;
+    }
+    if (successful !== undefined) throw new TransactionError(successful, txns.length, errors);
   }
 
   /** The object stored under `key`, or `undefined`. Allocates nothing. */
@@ -262,6 +288,40 @@ export class ThreadSafeStore<T> {
     this.#rv = resourceVersion;
   }
 
+  /** Computes every index value (where it can throw), then stores and indexes (cannot throw). */
+  #updateLocked(key: string, obj: T, n: number): void {
+    const old = this.#items.get(key);
+    const hadOld = old !== undefined || this.#items.has(key);
+    for (let i = 0; i < n; i++) {
+      this.#newValues[i] = this.#compute(i, obj, key);
+      if (hadOld) this.#oldValues[i] = this.#compute(i, old as T, key);
+    }
+    // Nothing below can throw.
+    if (this.#freeze) deepFreeze(obj);
+    this.#items.set(key, obj);
+    for (let i = 0; i < n; i++) {
+      updateIndex(this.#indices[i]!, this.#oldValues[i], this.#newValues[i]!, key);
+    }
+  }
+
+  #applyLocked(txn: ThreadSafeStoreTransaction<T>, n: number): void {
+    switch (txn.type) {
+      case 'Add':
+      case 'Update':
+        this.#updateLocked(txn.key, txn.object, n);
+        return;
+      case 'Delete':
+        this.#deleteLocked(txn.key, n);
+        return;
+      default:
+        throw new KinformerError(
+          ErrorCodes.INVALID_OPTION,
+          `unknown transaction type ${JSON.stringify(txn.type)}: expected Add, Update or Delete`,
+          { details: { key: txn.key } },
+        );
+    }
+  }
+
   #deleteLocked(key: string, n: number): void {
     const old = this.#items.get(key);
     if (old === undefined && !this.#items.has(key)) return;
@@ -307,12 +367,23 @@ export class ThreadSafeStore<T> {
   }
 
   #leave(n: number): void {
+    this.#clearScratch(n);
+    this.#writing = false;
+  }
+
+  #clearScratch(n: number): void {
     for (let i = 0; i < n; i++) {
       this.#oldValues[i] = undefined;
       this.#newValues[i] = undefined;
     }
-    this.#writing = false;
   }
+}
+
+/** `[0, 1, …, n - 1]`. */
+function range(n: number): number[] {
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = i;
+  return out;
 }
 
 /** Calls an index function and checks it returned an array of strings. */

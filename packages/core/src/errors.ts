@@ -17,6 +17,8 @@ export const ErrorCodes = {
   INDEX: 'ERR_INDEX',
   /** An index function threw or returned something other than an array of strings. */
   INDEX_FUNC: 'ERR_INDEX_FUNC',
+  /** Some entries of a store transaction were skipped (their key or index function threw). */
+  TRANSACTION: 'ERR_TRANSACTION',
   /** An option has an invalid value. */
   INVALID_OPTION: 'ERR_INVALID_OPTION',
   /** 410 Gone / Expired: the requested resourceVersion or continue token is too old. */
