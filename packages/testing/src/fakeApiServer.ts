@@ -36,7 +36,7 @@ import {
   type TlsClientError,
 } from './serverTls.js';
 import { FAKE_API_SERVER_TLS } from './tlsFixtures.js';
-import type { Watcher, WatchHost, WatchInjection, WatchTiming } from './watchHandler.js';
+import type { SlowConsumerLimit, Watcher, WatchHost, WatchInjection, WatchTiming } from './watchHandler.js';
 
 /**
  * What the in-process API returns: a copy of the stored object, typed as what was passed in plus
@@ -70,6 +70,22 @@ export interface FakeApiServerOptions {
   watchList?: boolean;
   /** Time source for timestamps, bookmarks, watch deadlines and freshness waits (default the wall clock). */
   clock?: Clock;
+  /** Random source in [0, 1) for server-side watch timeouts (default `Math.random`). */
+  random?: () => number;
+  /**
+   * Server-side watch timeouts (off by default): kube-apiserver's `--min-request-timeout` (there
+   * 1 800 000 ms). A watch without `timeoutSeconds` ends cleanly after a random duration in
+   * [min, 2·min), as `handlers/get.go` does, so clients must rewatch. The bookmark shortly before
+   * the deadline is sent as for `timeoutSeconds`.
+   */
+  minRequestTimeoutMs?: number;
+  /**
+   * Close slow consumers (off by default: the fake buffers without limit): a watcher with more than
+   * `bufferEvents` events queued and unwritten for `budgetMs` (default 100) is ended cleanly, its
+   * buffer dropped, as kube-apiserver's cacher does (see {@link SlowConsumerLimit}). A stalled
+   * watcher (`faults.stallWatches`) counts as slow.
+   */
+  slowConsumers?: SlowConsumerLimit;
   logger?: Logger;
   /** Keep {@link FakeApiServer.requests} (default true). */
   recordRequests?: boolean;
@@ -168,6 +184,9 @@ export class FakeApiServer implements WatchHost {
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
       bookmarkBeforeDeadlineMs: options.bookmarkBeforeDeadlineMs ?? 2_000,
       freshnessWaitMs: options.freshnessWaitMs ?? 3_000,
+      minRequestTimeoutMs: options.minRequestTimeoutMs ?? 0,
+      random: options.random ?? Math.random,
+      slowConsumers: options.slowConsumers,
     };
     this.faults = new FakeApiServerFaults({
       store: this.store,

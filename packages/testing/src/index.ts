@@ -23,7 +23,7 @@ export type {
   WatchFaultOptions,
 } from './faults.js';
 export { FakeApiServerFaults } from './faults.js';
-export type { WatchInjection } from './watchHandler.js';
+export type { SlowConsumerLimit, WatchInjection } from './watchHandler.js';
 export type { RecordedRequest } from './recordedRequest.js';
 export type { ResourceDefinition, ResourceRef, ResourceType } from './resourceRegistry.js';
 export { DEFAULT_RESOURCES } from './resourceRegistry.js';

@@ -33,6 +33,29 @@ export interface WatchTiming {
   bookmarkBeforeDeadlineMs: number;
   /** How long a watch-list for a future resourceVersion waits before an ERROR 504. */
   freshnessWaitMs: number;
+  /**
+   * kube-apiserver's `--min-request-timeout` in ms: a watch without `timeoutSeconds` ends after a
+   * random duration in [min, 2·min). 0 = never (the fake's default).
+   */
+  minRequestTimeoutMs: number;
+  /** Random source in [0, 1) for the watch timeout. */
+  random: () => number;
+  /** Close watchers whose buffer stays full (undefined = buffer without limit, the fake's default). */
+  slowConsumers: SlowConsumerLimit | undefined;
+}
+
+/**
+ * When kube-apiserver's cacher gives up on a watcher: its input buffer holds `bufferEvents` events
+ * and the next event cannot be added within the dispatch budget (`budgetMs`), so the watcher is
+ * terminated: buffered events are dropped and the stream ends cleanly, without an ERROR event
+ * (`storage/cacher/cache_watcher.go` `add`, `cacher.go` `dispatchEvent`, `time_budget.go`).
+ * Bookmarks never count: the cacher only offers them without blocking.
+ */
+export interface SlowConsumerLimit {
+  /** Events queued but not yet written to the socket before the budget starts (real: 10–1000). */
+  bufferEvents: number;
+  /** How long the buffer may stay over the bound (real: at most 100 ms). Default 100. */
+  budgetMs?: number;
 }
 
 /** What a watcher needs from its server. */
@@ -71,9 +94,12 @@ export class Watcher implements EventSink {
   readonly #filter: EntryFilter | undefined;
   #bookmarkTimer: Timer | undefined;
   #deadlineTimers: Timer[] = [];
+  #slowTimer: Timer | undefined;
   #cleanedUp = false;
   #queue: string[] = [];
   #head = 0;
+  /** Lines at the front of the queue that are initial events (they do not count as buffered). */
+  #initialQueued = 0;
   #fromRV = 0;
   #lastSentRV = 0;
   #live = false;
@@ -174,6 +200,7 @@ export class Watcher implements EventSink {
       if (filter && !filter(entry)) continue;
       this.#queue.push(`{"type":"ADDED","object":${partial ? entry.partialJson() : entry.typedJson()}}\n`);
     }
+    this.#initialQueued = this.#queue.length - this.#head;
     this.#schedulePump();
     if (endBookmark) {
       this.#enqueue(this.#bookmarkLine(store.rev, true));
@@ -211,6 +238,28 @@ export class Watcher implements EventSink {
     }
     this.#enqueue(event.line(view, this.representation === 'partial'));
     this.#lastSentRV = event.rev;
+    if (this.#live) this.#checkSlowConsumer();
+  }
+
+  /** Events queued after the initial ones and not yet written. */
+  get #buffered(): number {
+    return this.#queue.length - this.#head - this.#initialQueued;
+  }
+
+  #checkSlowConsumer(): void {
+    const limit = this.#host.timing.slowConsumers;
+    if (limit === undefined || this.#slowTimer !== undefined || this.#buffered <= limit.bufferEvents) return;
+    this.#slowTimer = this.#host.timing.clock.setTimeout(() => {
+      this.#slowTimer = undefined;
+      if (this.#closed || this.#buffered <= limit.bufferEvents) return;
+      // cacheWatcher.forget(false): what is buffered is dropped, the stream ends without an ERROR.
+      this.#queue = [];
+      this.#head = 0;
+      this.#initialQueued = 0;
+      this.#stalled = false;
+      this.#waitingDrain = false;
+      this.end();
+    }, limit.budgetMs ?? 100);
   }
 
   #bookmarkLine(rv: number, initialEventsEnd: boolean): string {
@@ -242,7 +291,14 @@ export class Watcher implements EventSink {
       };
       this.#bookmarkTimer = clock.setTimeout(tick, bookmarkIntervalMs);
     }
-    const timeoutMs = this.#query.timeoutSeconds * 1000;
+    const { minRequestTimeoutMs, random } = this.#host.timing;
+    // handlers/get.go handleWatch: without timeoutSeconds, minRequestTimeout * (rand.Float64() + 1).
+    const timeoutMs =
+      this.#query.timeoutSeconds > 0
+        ? this.#query.timeoutSeconds * 1000
+        : minRequestTimeoutMs > 0
+          ? minRequestTimeoutMs * (random() + 1)
+          : 0;
     if (timeoutMs > 0) {
       const bookmarkAt = timeoutMs - bookmarkBeforeDeadlineMs;
       if (this.bookmarks && bookmarkAt > 0)
@@ -353,7 +409,10 @@ export class Watcher implements EventSink {
     const queue = this.#queue;
     while (this.#head < queue.length) {
       let chunk = '';
-      while (this.#head < queue.length && chunk.length < HIGH_WATER) chunk += queue[this.#head++];
+      while (this.#head < queue.length && chunk.length < HIGH_WATER) {
+        chunk += queue[this.#head++];
+        if (this.#initialQueued > 0) this.#initialQueued--;
+      }
       if (!res.write(chunk)) {
         if (this.#head > 4096 && this.#head * 2 > queue.length) {
           this.#queue = queue.slice(this.#head);
@@ -369,6 +428,8 @@ export class Watcher implements EventSink {
     }
     this.#queue = [];
     this.#head = 0;
+    this.#slowTimer?.cancel();
+    this.#slowTimer = undefined;
     if (this.#truncate) {
       this.#truncate = false;
       const type = this.table.type;
@@ -395,6 +456,8 @@ export class Watcher implements EventSink {
     this.#bookmarkTimer = undefined;
     for (const timer of this.#deadlineTimers) timer.cancel();
     this.#deadlineTimers = [];
+    this.#slowTimer?.cancel();
+    this.#slowTimer = undefined;
     this.table.watchers.delete(this);
     this.#closed = true;
     this.#live = false;
