@@ -1,7 +1,13 @@
 // Regenerates packages/kinformer/src/index.ts: explicit named re-exports of every public name of the
-// @kinformer/* packages (testing excepted: tests import @kinformer/testing). The first package in
-// dependency order that exports a name wins. Run: node scripts/gen-umbrella.mjs
+// @kinformer/* packages (testing excepted: tests import @kinformer/testing), then of the umbrella's
+// own modules (packages/kinformer/src/*.ts: the KubeConfig-taking SharedInformerFactory), skipping
+// declarations whose TSDoc says `@internal`. The first package in dependency order that exports a
+// name wins. Run: node scripts/gen-umbrella.mjs; `--check` exits 1 when the file is not current.
 import fs from 'node:fs';
+import * as prettier from 'prettier';
+
+const check = process.argv.includes('--check');
+const target = 'packages/kinformer/src/index.ts';
 
 const order = [
   'core',
@@ -58,5 +64,39 @@ for (const pkg of order) {
         .join('\n')}\n} from '@kinformer/${pkg}';`,
     );
 }
-fs.writeFileSync('packages/kinformer/src/index.ts', out.join('\n') + '\n');
-console.log(`${seen.size} names re-exported`);
+const local = fs
+  .readdirSync('packages/kinformer/src')
+  .filter((f) => f.endsWith('.ts') && f !== 'index.ts' && !f.includes('.test.'))
+  .sort();
+for (const file of local) {
+  const src = fs.readFileSync(`packages/kinformer/src/${file}`, 'utf8');
+  const types = [];
+  const values = [];
+  for (const m of src.matchAll(
+    /(\/\*\*(?:(?!\*\/)[\s\S])*\*\/\s*)?export\s+(?:declare\s+)?(interface|type|const|function|class|async function)\s+([A-Za-z0-9_]+)/g,
+  )) {
+    const [, doc = '', kind, name] = m;
+    if (doc.includes('@internal') || seen.has(name)) continue;
+    seen.add(name);
+    (kind === 'interface' || kind === 'type' ? types : values).push(name);
+  }
+  const from = `./${file.replace(/\.ts$/, '.js')}`;
+  if (types.length) out.push(`export type { ${types.sort().join(', ')} } from '${from}';`);
+  if (values.length) out.push(`export { ${values.sort().join(', ')} } from '${from}';`);
+}
+// Formatted as the tree is, so `prettier --check .` and `--check` agree.
+const text = await prettier.format(out.join('\n') + '\n', {
+  ...(await prettier.resolveConfig(target)),
+  filepath: target,
+});
+if (check) {
+  const current = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : '';
+  if (current !== text) {
+    console.error(`${target} is not current: run node scripts/gen-umbrella.mjs`);
+    process.exit(1);
+  }
+  console.log(`${target} is current (${seen.size} names)`);
+} else {
+  fs.writeFileSync(target, text);
+  console.log(`${seen.size} names re-exported`);
+}

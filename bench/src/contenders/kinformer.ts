@@ -4,7 +4,7 @@
  * README shows it. The ListerWatcher is wrapped only to learn when a relist's LIST has finished.
  */
 import { createListWatch } from '@kinformer/client-node';
-import { dropManagedFields, SharedInformerFactory, type SharedIndexInformer } from '@kinformer/informer';
+import { dropManagedFields, SharedInformerFactory, type SharedIndexInformer } from 'kinformer';
 import type { KubeObject } from '@kinformer/core';
 import type { ListerWatcher } from '@kinformer/reflector';
 import { KubeConfig } from '@kubernetes/client-node';

@@ -4,8 +4,8 @@ import { DeltaFIFO, RealFIFO } from '@kinformer/delta-fifo';
 import type { Deltas } from '@kinformer/delta-fifo';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { Controller } from './controller.js';
-import { capturingLogger, keyOf, noBackoff, pod, podList, waitFor } from './testSupport.test.helpers.js';
-import type { Pod } from './testSupport.test.helpers.js';
+import { captureLogs, keyOf, noBackoff, pod, podList, waitFor } from '@kinformer/test-tools';
+import type { Pod } from '@kinformer/test-tools';
 
 function setup(options: { queue?: 'RealFIFO' | 'DeltaFIFO' } = {}) {
   const clock = new FakeClock();
@@ -169,7 +169,7 @@ describe('Controller', () => {
       }
     }
     const clock = new BrokenClock();
-    const { logger, lines } = capturingLogger('error');
+    const { logger, lines } = captureLogs('error');
     const controller = new Controller<Pod>({
       queue,
       listerWatcher: lw,

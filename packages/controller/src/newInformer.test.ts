@@ -2,8 +2,8 @@ import { DeletedFinalStateUnknown, FakeClock } from '@kinformer/core';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { newIndexerInformer, newInformer } from './newInformer.js';
 import type { ResourceEventHandler } from './resourceEventHandler.js';
-import { keyOf, noBackoff, pod, podList, settle, waitFor } from './testSupport.test.helpers.js';
-import type { Pod } from './testSupport.test.helpers.js';
+import { keyOf, noBackoff, pod, podList, settle, waitFor } from '@kinformer/test-tools';
+import type { Pod } from '@kinformer/test-tools';
 
 type Event = {
   type: 'add' | 'update' | 'delete';

@@ -5,8 +5,8 @@ import type { Deltas } from '@kinformer/delta-fifo';
 import { processDeltas, processDeltasBatch } from './processDeltas.js';
 import type { ResourceEventHandler } from './resourceEventHandler.js';
 import { filteringResourceEventHandler } from './resourceEventHandler.js';
-import { keyOf, pod } from './testSupport.test.helpers.js';
-import type { Pod } from './testSupport.test.helpers.js';
+import { keyOf, pod } from '@kinformer/test-tools';
+import type { Pod } from '@kinformer/test-tools';
 
 type Event = [string, ...unknown[]];
 

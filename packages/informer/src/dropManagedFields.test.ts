@@ -1,6 +1,6 @@
 import { deepFreeze } from '@kinformer/core';
 import { dropManagedFields } from './dropManagedFields.js';
-import { pod } from './testSupport.test.helpers.js';
+import { pod } from '@kinformer/test-tools';
 
 describe('dropManagedFields', () => {
   it('removes metadata.managedFields in place and is idempotent', () => {

@@ -16,23 +16,12 @@ export { waitForCacheSync } from './waitForCacheSync.js';
 export type {
   ForResourceOptions,
   InformerAndLister,
+  InformerFactoryOptions,
   ListerWatcherFactory,
   ListerWatcherRequest,
   PartialObjectMetadata,
   ScopeOptions,
   SelectorOptions,
-  SharedInformerFactoryOptions,
   TweakListOptions,
-} from './sharedInformerFactory.js';
-export { informerKey, SharedInformerFactory } from './sharedInformerFactory.js';
-export type {
-  AppsV1Informers,
-  BatchV1Informers,
-  CoordinationV1Informers,
-  CoreV1Informers,
-  DiscoveryV1Informers,
-  NetworkingV1Informers,
-  RbacV1Informers,
-  TypedInformerAccessor,
-  TypedInformerGroups,
-} from './typedInformers.js';
+} from './informerFactory.js';
+export { InformerFactory } from './informerFactory.js';

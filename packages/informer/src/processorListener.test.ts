@@ -2,8 +2,8 @@ import { createLogger } from '@kinformer/core';
 import { ProcessorListener } from './processorListener.js';
 import type { Notification } from './processorListener.js';
 import { determineResyncPeriod, SharedProcessor } from './sharedProcessor.js';
-import { capturingLogger, pod, settle, waitFor } from './testSupport.test.helpers.js';
-import type { Pod } from './testSupport.test.helpers.js';
+import { captureLogs, pod, settle, waitFor } from '@kinformer/test-tools';
+import type { Pod } from '@kinformer/test-tools';
 
 const silent = createLogger({ level: 'silent' });
 
@@ -108,7 +108,7 @@ describe('ProcessorListener', () => {
   });
 
   it('logs a failure with the key and event, and counts it', async () => {
-    const { logger, lines } = capturingLogger('error');
+    const { logger, lines } = captureLogs('error');
     const counters = { dispatched: 0, errors: 0 };
     const l = new ProcessorListener<Pod>(
       {
@@ -177,7 +177,7 @@ describe('ProcessorListener isolation', () => {
   });
 
   it('logs a throwing initial-list callback and keeps delivering', async () => {
-    const { logger, lines } = capturingLogger('error');
+    const { logger, lines } = captureLogs('error');
     const seen: string[] = [];
     const l = new ProcessorListener<Pod>(
       { onAdd: (obj) => void seen.push(obj.metadata?.name ?? '') },

@@ -4,8 +4,8 @@ import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import type { FakeWatchStream } from '@kinformer/reflector/testing';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
 import type { ResourceEventHandlerRegistration } from './sharedIndexInformer.js';
-import { keyOf, noBackoff, pod, settle, waitFor } from './testSupport.test.helpers.js';
-import type { Pod } from './testSupport.test.helpers.js';
+import { keyOf, noBackoff, pod, settle, waitFor } from '@kinformer/test-tools';
+import type { Pod } from '@kinformer/test-tools';
 
 /** mulberry32: a seeded PRNG, so every run is reproducible. */
 function prng(seed: number): () => number {

@@ -3,16 +3,8 @@ import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import type { ResourceEventHandler } from '@kinformer/controller';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
 import type { SharedIndexInformerOptions } from './sharedIndexInformer.js';
-import {
-  capturingLogger,
-  keyOf,
-  noBackoff,
-  pod,
-  podList,
-  settle,
-  waitFor,
-} from './testSupport.test.helpers.js';
-import type { Pod } from './testSupport.test.helpers.js';
+import { captureLogs, keyOf, noBackoff, pod, podList, settle, waitFor } from '@kinformer/test-tools';
+import type { Pod } from '@kinformer/test-tools';
 
 type Event =
   | { type: 'add'; key: string; rv: string | undefined; initial: boolean }
@@ -329,7 +321,7 @@ describe('SharedIndexInformer', () => {
       message: 'etcd timeout',
     });
     const lw = new FakeListerWatcher<Pod>().enqueueList(forbidden, internal, podList('10', pod('a', '1')));
-    const { logger, lines } = capturingLogger('error');
+    const { logger, lines } = captureLogs('error');
     const clock = new FakeClock();
     const informer = new SharedIndexInformer<Pod>(lw, {
       clock,
@@ -660,7 +652,7 @@ describe('SharedIndexInformer', () => {
     process.on('unhandledRejection', onUnhandled);
     try {
       const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
-      const { logger, lines } = capturingLogger('error');
+      const { logger, lines } = captureLogs('error');
       const informer = new SharedIndexInformer<Pod>(lw, { clock: new FakeClock(), logger, name: 'pods.v1' });
       const bad: string[] = [];
       informer.addEventHandler(
@@ -814,7 +806,7 @@ describe('SharedIndexInformer', () => {
 
   it('counts deltas, and skips (and counts) a change an index function refuses', async () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
-    const { logger, lines } = capturingLogger('error');
+    const { logger, lines } = captureLogs('error');
     const informer = new SharedIndexInformer<Pod>(lw, {
       clock: new FakeClock(),
       logger,

@@ -1,8 +1,8 @@
 import { ErrorCodes, FakeClock, KinformerError } from '@kinformer/core';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
-import { noBackoff, pod, podList, settle, waitFor } from './testSupport.test.helpers.js';
-import type { Pod } from './testSupport.test.helpers.js';
+import { noBackoff, pod, podList, settle, waitFor } from '@kinformer/test-tools';
+import type { Pod } from '@kinformer/test-tools';
 import { waitForCacheSync } from './waitForCacheSync.js';
 
 function track<T>(promise: Promise<T>): { settled: () => boolean; promise: Promise<T> } {

@@ -1,5 +1,5 @@
 import { ErrorCodes, isDeletedFinalStateUnknown, isKinformerError, type KubeObject } from '@kinformer/core';
-import { SharedInformerFactory, waitForCacheSync, type ResourceEventHandler } from '@kinformer/informer';
+import { SharedInformerFactory, waitForCacheSync, type ResourceEventHandler } from 'kinformer';
 import { FakeApiServer } from '@kinformer/testing';
 import type { V1Pod } from '@kubernetes/client-node';
 import { captureLogs, disposeAll, pod, track, waitFor } from './testSupport.test.helpers.js';

@@ -8,7 +8,7 @@ import {
   parseLabelSelector,
   type KinformerError,
 } from '@kinformer/core';
-import { SharedInformerFactory } from '@kinformer/informer';
+import { SharedInformerFactory } from 'kinformer';
 import { FakeApiServer } from '@kinformer/testing';
 import { KubeConfig } from '@kubernetes/client-node';
 import { TamperingProxy, type ProxyUser } from './tamperingProxy.test.helpers.js';

@@ -2,7 +2,7 @@
 // only shows code that runs. Keep the two in step when changing either.
 
 import { createLogger, deletionHandlingMetaNamespaceKeyFunc as keyOf, ErrorCodes, FakeClock, splitMetaNamespaceKey } from '@kinformer/core';
-import { SharedIndexInformer, SharedInformerFactory, waitForCacheSync } from '@kinformer/informer';
+import { SharedIndexInformer, SharedInformerFactory, waitForCacheSync } from 'kinformer';
 import { FakeApiServer, FakeListerWatcher } from '@kinformer/testing';
 import { RateLimitingQueue } from '@kinformer/workqueue';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';

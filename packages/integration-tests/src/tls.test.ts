@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { createListWatch } from '@kinformer/client-node';
 import { ErrorCodes, KinformerError, type Logger } from '@kinformer/core';
-import { SharedIndexInformer, SharedInformerFactory, waitForCacheSync } from '@kinformer/informer';
+import { SharedIndexInformer, SharedInformerFactory, waitForCacheSync } from 'kinformer';
 import type { ListerWatcher } from '@kinformer/reflector';
 import {
   FAKE_API_SERVER_TLS,

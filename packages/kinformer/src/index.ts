@@ -33,6 +33,7 @@ export {
   ExponentialBackoff,
   FakeClock,
   KinformerError,
+  MAX_OBJECT_DEPTH,
   REDACT_PATHS,
   RingBuffer,
   abortError,
@@ -52,13 +53,17 @@ export {
   isTooLargeResourceVersionError,
   isTooLargeResourceVersionStatus,
   isTooManyRequestsError,
+  jsonNestingExceeds,
   labelSelectorFromObject,
   metaNamespaceKeyFunc,
+  objectDepth,
+  objectTooDeepError,
   parseFieldSelector,
   parseLabelSelector,
   realClock,
   resourceVersionOf,
   splitMetaNamespaceKey,
+  validateResourceVersion,
 } from '@kinformer/core';
 export type {
   IndexFunc,
@@ -160,41 +165,31 @@ export {
   processDeltas,
 } from '@kinformer/controller';
 export type {
-  AppsV1Informers,
-  BatchV1Informers,
-  CoordinationV1Informers,
-  CoreV1Informers,
-  DiscoveryV1Informers,
   ForResourceOptions,
   HandlerOptions,
   HandlerStats,
   InformerAndLister,
   InformerEventMap,
+  InformerFactoryOptions,
   InformerStats,
   InformerSynced,
   ListerWatcherFactory,
   ListerWatcherRequest,
-  NetworkingV1Informers,
   PartialObjectMetadata,
-  RbacV1Informers,
   ReadonlyIndexer,
   ReadonlyStore,
   ResourceEventHandlerRegistration,
   ScopeOptions,
   SelectorOptions,
   SharedIndexInformerOptions,
-  SharedInformerFactoryOptions,
   TweakListOptions,
-  TypedInformerAccessor,
-  TypedInformerGroups,
   WaitForCacheSyncOptions,
 } from '@kinformer/informer';
 export {
+  InformerFactory,
   MINIMUM_RESYNC_PERIOD_MS,
   SharedIndexInformer,
-  SharedInformerFactory,
   dropManagedFields,
-  informerKey,
   waitForCacheSync,
 } from '@kinformer/informer';
 export type {
@@ -259,3 +254,16 @@ export {
   leaseSpecToLeaderElectionRecord,
   runLeaderElection,
 } from '@kinformer/leader-election';
+export type { SharedInformerFactoryOptions } from './sharedInformerFactory.js';
+export { SharedInformerFactory } from './sharedInformerFactory.js';
+export type {
+  AppsV1Informers,
+  BatchV1Informers,
+  CoordinationV1Informers,
+  CoreV1Informers,
+  DiscoveryV1Informers,
+  NetworkingV1Informers,
+  RbacV1Informers,
+  TypedInformerAccessor,
+  TypedInformerGroups,
+} from './typedInformers.js';

@@ -2,10 +2,11 @@ import { ErrorCodes, FakeClock, KinformerError } from '@kinformer/core';
 import type { GroupVersionResource, KubeObject } from '@kinformer/core';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import type { V1Pod } from '@kubernetes/client-node';
-import { dropManagedFields } from './dropManagedFields.js';
+import { dropManagedFields } from '@kinformer/informer';
 import { SharedInformerFactory } from './sharedInformerFactory.js';
-import type { ListerWatcherRequest, SharedInformerFactoryOptions } from './sharedInformerFactory.js';
-import { pod, podList, waitFor } from './testSupport.test.helpers.js';
+import type { ListerWatcherRequest } from '@kinformer/informer';
+import type { SharedInformerFactoryOptions } from './sharedInformerFactory.js';
+import { pod, podList, waitFor } from '@kinformer/test-tools';
 
 interface Made {
   gvr: GroupVersionResource;

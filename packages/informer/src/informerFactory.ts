@@ -1,13 +1,9 @@
 import { Lister, metaNamespaceIndexFunc, NAMESPACE_INDEX } from '@kinformer/cache';
-import { createListWatch } from '@kinformer/client-node';
 import type { QueueKind } from '@kinformer/controller';
 import { componentLogger, ErrorCodes, gvrString, KinformerError, realClock } from '@kinformer/core';
 import type { Clock, GroupVersionResource, KubeObject, Logger, ObjectMeta } from '@kinformer/core';
 import type { ExpectedType, ListerWatcher } from '@kinformer/reflector';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { SharedIndexInformer, type SharedIndexInformerOptions } from './sharedIndexInformer.js';
-import { typedInformerGroups } from './typedInformers.js';
-import type { TypedInformerGroups } from './typedInformers.js';
 import { awaitSync } from './waitForCacheSync.js';
 
 /** Label and field selectors, in the Kubernetes text grammar (`app=web,tier!=db`, `spec.nodeName=n1`). */
@@ -31,16 +27,17 @@ export interface ListerWatcherRequest extends SelectorOptions {
 }
 
 /**
- * Builds the ListerWatcher of one informer. The default is `createListWatch(kubeConfig, …)` from
- * `@kinformer/client-node`; tests pass one that returns `FakeListerWatcher`s.
+ * Builds the ListerWatcher of one informer. `kinformer`'s `SharedInformerFactory` builds
+ * `createListWatch(kubeConfig, …)` from `@kinformer/client-node` by default; tests pass one that
+ * returns `FakeListerWatcher`s.
  */
 export type ListerWatcherFactory = (
   gvr: GroupVersionResource,
   request: ListerWatcherRequest,
 ) => ListerWatcher<KubeObject>;
 
-/** Options of {@link SharedInformerFactory}. */
-export interface SharedInformerFactoryOptions {
+/** Options of {@link InformerFactory} (and of `kinformer`'s `SharedInformerFactory`). */
+export interface InformerFactoryOptions {
   /** The namespace every informer watches, unless a call says otherwise. Default `''`: all namespaces. */
   namespace?: string;
   /** Default resync period of every informer, ms. Default 0: no resync. */
@@ -65,13 +62,11 @@ export interface SharedInformerFactoryOptions {
     key: string,
     gvr: GroupVersionResource,
   ) => NonNullable<SharedIndexInformerOptions<KubeObject>['reflectorOptions']>;
-  /** Builds the ListerWatchers (default: `createListWatch` on the factory's KubeConfig). */
-  listerWatcherFactory?: ListerWatcherFactory;
   clock?: Clock;
   logger?: Logger;
 }
 
-/** Per-call options of {@link SharedInformerFactory.forResource} and the typed accessors. */
+/** Per-call options of {@link InformerFactory.forResource} and the typed accessors. */
 export interface ForResourceOptions extends SelectorOptions {
   /** Watch this namespace instead of the factory's (`''` = all). */
   namespace?: string;
@@ -100,13 +95,17 @@ interface Entry {
 }
 
 /**
- * client-go's `SharedInformerFactory`: hands out one shared informer per resource (per namespace,
- * selectors and metadata-only flag) to every caller, starts them together and waits for them.
+ * The transport-free core of client-go's `SharedInformerFactory`: hands out one shared informer per
+ * resource (per namespace, selectors and metadata-only flag) to every caller, starts them together
+ * and waits for them. It builds each informer's ListerWatcher with the `listerWatcherFactory` it is
+ * given, so it knows nothing of HTTP or `@kubernetes/client-node`.
+ *
+ * Most programs use `SharedInformerFactory` from `kinformer` instead: this class plus a
+ * KubeConfig-backed ListerWatcher factory and typed accessors (`factory.core.v1.pods()`).
  *
  * ```ts
- * const factory = new SharedInformerFactory(kubeConfig, { defaultResyncMs: 0 });
- * const { informer, lister } = factory.core.v1.pods();
- * informer.on('add', (pod) => console.log(pod.metadata?.name));
+ * const factory = new InformerFactory((gvr, request) => myListerWatcher(gvr, request));
+ * const { informer, lister } = factory.forResource<Widget>({ group: 'example.com', version: 'v1', resource: 'widgets' });
  * factory.start(signal);
  * await factory.waitForCacheSync(signal);
  * ```
@@ -114,23 +113,8 @@ interface Entry {
  * Every informer has the `namespace` index (as client-go's generated informers), so
  * `lister.namespace(ns).list()` never scans the whole cache.
  */
-export class SharedInformerFactory {
-  /** Typed accessors of the core group: `factory.core.v1.pods()`. */
-  readonly core: TypedInformerGroups['core'];
-  /** `factory.apps.v1.deployments()` … */
-  readonly apps: TypedInformerGroups['apps'];
-  /** `factory.batch.v1.jobs()` / `cronJobs()`. */
-  readonly batch: TypedInformerGroups['batch'];
-  /** `factory.networking.v1.ingresses()`. */
-  readonly networking: TypedInformerGroups['networking'];
-  /** `factory.discovery.v1.endpointSlices()`. */
-  readonly discovery: TypedInformerGroups['discovery'];
-  /** `factory.coordination.v1.leases()`. */
-  readonly coordination: TypedInformerGroups['coordination'];
-  /** `factory.rbac.v1.roles()` … */
-  readonly rbac: TypedInformerGroups['rbac'];
-
-  readonly #options: SharedInformerFactoryOptions;
+export class InformerFactory {
+  readonly #options: InformerFactoryOptions;
   readonly #listerWatcherFactory: ListerWatcherFactory;
   readonly #namespace: string;
   readonly #clock: Clock;
@@ -140,12 +124,8 @@ export class SharedInformerFactory {
   readonly #shutdown = new AbortController();
   #shuttingDown = false;
 
-  /**
-   * `kubeConfig` says which cluster and how to authenticate; it may be `undefined` only when
-   * `options.listerWatcherFactory` is given (then it is not used). Throws `ERR_INVALID_OPTION`
-   * otherwise, or for a negative `defaultResyncMs`.
-   */
-  constructor(kubeConfig: KubeConfig | undefined, options: SharedInformerFactoryOptions = {}) {
+  /** Throws `ERR_INVALID_OPTION` for a negative `defaultResyncMs`. */
+  constructor(listerWatcherFactory: ListerWatcherFactory, options: InformerFactoryOptions = {}) {
     this.#options = options;
     this.#namespace = options.namespace ?? '';
     this.#clock = options.clock ?? realClock;
@@ -157,42 +137,7 @@ export class SharedInformerFactory {
         `defaultResyncMs must be a finite number of ms ≥ 0, got ${resync}`,
       );
     }
-    if (options.listerWatcherFactory !== undefined) {
-      this.#listerWatcherFactory = options.listerWatcherFactory;
-    } else if (kubeConfig !== undefined) {
-      const logger = options.logger;
-      this.#listerWatcherFactory = (gvr, request) =>
-        createListWatch(
-          kubeConfig,
-          {
-            ...(gvr.group === undefined ? {} : { group: gvr.group }),
-            version: gvr.version,
-            resource: gvr.resource,
-            ...(request.namespace === '' ? {} : { namespace: request.namespace }),
-          },
-          {
-            ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
-            ...(request.fieldSelector === undefined ? {} : { fieldSelector: request.fieldSelector }),
-            metadataOnly: request.metadataOnly,
-            ...(logger === undefined ? {} : { logger }),
-          },
-        );
-    } else {
-      throw new KinformerError(
-        ErrorCodes.INVALID_OPTION,
-        'SharedInformerFactory needs a KubeConfig or a listerWatcherFactory',
-      );
-    }
-    const groups = typedInformerGroups((gvr, expectedType, scope) =>
-      this.#get(gvr, scope ?? {}, expectedType),
-    );
-    this.core = groups.core;
-    this.apps = groups.apps;
-    this.batch = groups.batch;
-    this.networking = groups.networking;
-    this.discovery = groups.discovery;
-    this.coordination = groups.coordination;
-    this.rbac = groups.rbac;
+    this.#listerWatcherFactory = listerWatcherFactory;
   }
 
   /**
@@ -276,6 +221,18 @@ export class SharedInformerFactory {
     while (this.#running.size > 0) await Promise.all([...this.#running]);
   }
 
+  /**
+   * {@link forResource} for an informer whose objects must have `expectedType` (the reflector drops
+   * others). The typed accessors of `kinformer`'s `SharedInformerFactory` go through it.
+   */
+  protected typedInformer<T extends KubeObject>(
+    gvr: GroupVersionResource,
+    expectedType: ExpectedType,
+    options: ScopeOptions = {},
+  ): InformerAndLister<T> {
+    return this.#get<T>(gvr, options, expectedType);
+  }
+
   #get<T extends KubeObject>(
     gvr: GroupVersionResource,
     options: ForResourceOptions,
@@ -351,7 +308,7 @@ function and(a: string | undefined, b: string | undefined): string | undefined {
  * The key of an informer in a factory: `gvrString` (`pods.v1`), plus what the call chose itself as
  * a query string: `pods.v1?namespace=kube-system&labelSelector=app%3Dweb&metadataOnly=true`.
  */
-export function informerKey(
+function informerKey(
   gvr: GroupVersionResource,
   options: ForResourceOptions,
   factoryNamespace: string,

@@ -24,7 +24,7 @@ import type {
   V1ServiceAccount,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import type { InformerAndLister, ScopeOptions } from './sharedInformerFactory.js';
+import type { InformerAndLister, ScopeOptions } from '@kinformer/informer';
 
 /** An accessor of one typed informer: `factory.core.v1.pods({ namespace: 'default' })`. */
 export type TypedInformerAccessor<T extends KubeObject> = (options?: ScopeOptions) => InformerAndLister<T>;
@@ -91,14 +91,14 @@ export interface TypedInformerGroups {
   rbac: { readonly v1: RbacV1Informers };
 }
 
-/** How the factory gets (or creates) an informer. */
+/** How the factory gets (or creates) an informer. @internal */
 export type InformerGetter = <T extends KubeObject>(
   gvr: GroupVersionResource,
   expectedType: ExpectedType,
   options: ScopeOptions | undefined,
 ) => InformerAndLister<T>;
 
-/** Builds the typed accessors over `get` (internal to the factory). */
+/** Builds the typed accessors over `get` (internal to the factory). @internal */
 export function typedInformerGroups(get: InformerGetter): TypedInformerGroups {
   const accessor =
     <T extends KubeObject>(

@@ -1,0 +1,49 @@
+import { ErrorCodes, FakeClock, KinformerError } from '@kinformer/core';
+import type { GroupVersionResource, KubeObject } from '@kinformer/core';
+import { FakeListerWatcher } from '@kinformer/reflector/testing';
+import { pod, podList, waitFor } from '@kinformer/test-tools';
+import { InformerFactory } from './informerFactory.js';
+import type { ListerWatcherRequest } from './informerFactory.js';
+
+// The transport-free factory core. The KubeConfig-taking SharedInformerFactory (typed accessors,
+// createListWatch) is kinformer's and is tested there.
+describe('InformerFactory', () => {
+  it('builds informers through the ListerWatcher factory it is given, one per resource and scope', async () => {
+    const made: Array<{ gvr: GroupVersionResource; request: ListerWatcherRequest }> = [];
+    const clock = new FakeClock();
+    const factory = new InformerFactory(
+      (gvr, request) => {
+        made.push({ gvr, request });
+        return new FakeListerWatcher<KubeObject>().enqueueList(podList('5', pod('a', '1')));
+      },
+      { clock, namespace: 'prod', tweakListOptions: { labelSelector: 'team=x' } },
+    );
+    const widgets = { group: 'example.com', version: 'v1', resource: 'widgets' };
+    const pair = factory.forResource(widgets);
+    expect(factory.forResource(widgets)).toBe(pair);
+    expect(factory.forResource(widgets, { namespace: '' })).not.toBe(pair);
+    expect(made).toEqual([
+      { gvr: widgets, request: { namespace: 'prod', metadataOnly: false, labelSelector: 'team=x' } },
+      { gvr: widgets, request: { namespace: '', metadataOnly: false, labelSelector: 'team=x' } },
+    ]);
+    const ac = new AbortController();
+    factory.start(ac.signal);
+    const synced = await factory.waitForCacheSync(ac.signal);
+    expect([...synced]).toEqual([
+      ['widgets.v1.example.com', true],
+      ['widgets.v1.example.com?namespace=', true],
+    ]);
+    await waitFor(() => pair.lister.list().length === 1, 'the cache');
+    await factory.shutdown();
+    expect(pair.informer.isStopped()).toBe(true);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('checks its options', () => {
+    const lwf = () => new FakeListerWatcher<KubeObject>();
+    expect(() => new InformerFactory(lwf, { defaultResyncMs: -1 })).toThrow(KinformerError);
+    expect(() => new InformerFactory(lwf, { defaultResyncMs: Number.NaN })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+    );
+  });
+});

@@ -1,0 +1,7 @@
+export type { Pod } from './objects.js';
+export { keyOf, pod, podList } from './objects.js';
+export type { WaitForOptions, WakeSource } from './waitFor.js';
+export { settle, waitFor, within } from './waitFor.js';
+export type { CapturedLogs, LogLine } from './logs.js';
+export { captureLogs, LEVEL } from './logs.js';
+export { noBackoff, RecordingBackoff } from './backoff.js';

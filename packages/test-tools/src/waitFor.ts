@@ -1,0 +1,94 @@
+/** Something that can wake a {@link waitFor} early: an emitter and the event names to listen to. */
+export interface WakeSource {
+  emitter: {
+    on(event: string, listener: () => void): unknown;
+    off(event: string, listener: () => void): unknown;
+  };
+  events: readonly string[];
+}
+
+/** Options of {@link waitFor}. */
+export interface WaitForOptions {
+  /** What is awaited, for the error message. */
+  what?: string;
+  /** Give up after this many real milliseconds (default 5 000; generous for a loaded 2-core machine). */
+  timeoutMs?: number;
+  /** Re-check period in real milliseconds (default 2). The wait sleeps in between: no busy loop. */
+  intervalMs?: number;
+  /** Re-check at once whenever one of these emits (an informer's `change`, a server's `request`). */
+  wakeOn?: readonly WakeSource[];
+  /** Describes the state when the wait fails (appended to the error message as JSON). */
+  describe?: () => unknown;
+}
+
+/**
+ * Resolves once `condition()` is true. It is checked at once, then on every wake event and every
+ * `intervalMs` on a real timer (never in a `setImmediate` spin, which would take a whole core);
+ * rejects after `timeoutMs` with what was awaited and the state `describe` gives, or as soon as
+ * `condition` throws. Every timer and listener is removed when it settles.
+ *
+ * `waitFor(cond, 'what', 2000)` is short for `waitFor(cond, { what: 'what', timeoutMs: 2000 })`.
+ */
+export function waitFor(
+  condition: () => boolean,
+  whatOrOptions: string | WaitForOptions = {},
+  timeoutMs?: number,
+): Promise<void> {
+  const options: WaitForOptions =
+    typeof whatOrOptions === 'string' ? { what: whatOrOptions } : { ...whatOrOptions };
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  const limit = options.timeoutMs ?? 5_000;
+  const what = options.what ?? 'a condition';
+  return new Promise<void>((resolve, reject) => {
+    let done = false;
+    const finish = (error?: unknown): void => {
+      if (done) return;
+      done = true;
+      clearInterval(poll);
+      clearTimeout(deadline);
+      for (const w of options.wakeOn ?? []) for (const e of w.events) w.emitter.off(e, check);
+      if (error === undefined) resolve();
+      else reject(error instanceof Error ? error : new Error('the condition threw', { cause: error }));
+    };
+    function check(): void {
+      if (done) return;
+      try {
+        if (condition()) finish();
+      } catch (err) {
+        finish(err ?? new Error('the condition threw'));
+      }
+    }
+    const poll = setInterval(check, options.intervalMs ?? 2);
+    const deadline = setTimeout(() => {
+      const state = options.describe === undefined ? '' : `: ${JSON.stringify(options.describe())}`;
+      finish(new Error(`timed out after ${limit} ms waiting for ${what}${state}`));
+    }, limit);
+    for (const w of options.wakeOn ?? []) for (const e of w.events) w.emitter.on(e, check);
+    check();
+  });
+}
+
+/**
+ * Lets pending promise callbacks and `turns` event-loop turns run (default 5): for asserting that
+ * something did NOT happen once the work already queued has run. Not a wait for a condition.
+ */
+export async function settle(turns = 5): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Rejects with an error naming `what` if `promise` has not settled within `timeoutMs` real
+ * milliseconds (default 5 000); otherwise settles as it does. For asserting that something which
+ * used to hang now finishes, without letting a regression hang the suite.
+ */
+export async function within<T>(promise: Promise<T>, what: string, timeoutMs = 5_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not settled after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
