@@ -14,7 +14,7 @@ import {
 import type { Clock, DeletedFinalStateUnknown, KubeObject, Logger } from '@kinformer/core';
 import type { Deltas, PopBatchProcessFunc, Queue, TransformFunc } from '@kinformer/delta-fifo';
 import { defaultWatchErrorHandler } from '@kinformer/reflector';
-import type { ListerWatcher, Reflector, WatchErrorHandler, ReflectorStats } from '@kinformer/reflector';
+import type { ListerWatcher, ReflectorInfo, WatchErrorHandler, ReflectorStats } from '@kinformer/reflector';
 import { EventEmitter } from 'eventemitter3';
 import { ProcessorListener } from './processorListener.js';
 import type { ListenerCounters } from './processorListener.js';
@@ -511,7 +511,7 @@ export class SharedIndexInformer<T extends KubeObject> {
   };
 
   #onWatchError(
-    reflector: Reflector<T>,
+    reflector: ReflectorInfo,
     error: unknown,
     userHandler: WatchErrorHandler<T> | undefined,
   ): void {

@@ -100,7 +100,12 @@ export type {
   RealFIFOOptions,
   TransformFunc,
 } from '@kinformer/delta-fifo';
-export { DEFAULT_BATCH_SIZE, DeltaFIFO, RealFIFO, RequeueError } from '@kinformer/delta-fifo';
+export {
+  DEFAULT_BATCH_SIZE,
+  DeltaFIFO,
+  RealFIFO,
+  RequeueError,
+} from '@kinformer/delta-fifo';
 export type {
   ExpectedType,
   ListFunc,
@@ -108,6 +113,7 @@ export type {
   ListPagerOptions,
   ListerWatcher,
   PagedList,
+  ReflectorInfo,
   ReflectorOptions,
   ReflectorStats,
   ReflectorStore,
@@ -118,19 +124,14 @@ export type {
   WatchOptions,
 } from '@kinformer/reflector';
 export {
-  DEFAULT_MIN_WATCH_TIMEOUT_MS,
   DEFAULT_PAGE_SIZE,
   DEFAULT_STALL_MARGIN_MS,
   INITIAL_EVENTS_END_ANNOTATION,
+  REFLECTOR_BACKOFF,
   Reflector,
-  RetryWithDeadline,
-  compareResourceVersions,
   defaultWatchErrorHandler,
-  effectiveMinWatchTimeoutMs,
-  isNumericResourceVersion,
-  isUnsupportedTableObject,
   listAllPages,
-  watchTimeoutSeconds,
+  reflectorBackoff,
 } from '@kinformer/reflector';
 export type {
   ApiErrorOptions,

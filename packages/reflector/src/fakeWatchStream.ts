@@ -1,6 +1,6 @@
 import { ErrorCodes, KinformerError, type KubeObject, type Status } from '@kinformer/core';
 import type { WatchEvent, WatchOptions } from './listerWatcher.js';
-import { INITIAL_EVENTS_END_ANNOTATION } from './reflector.js';
+import { INITIAL_EVENTS_END_ANNOTATION } from './watchStream.js';
 
 type Item<T> = { kind: 'event'; event: WatchEvent<T> } | { kind: 'end' } | { kind: 'throw'; error: unknown };
 

@@ -1,6 +1,5 @@
 import { getEventListeners } from 'node:events';
 import {
-  createLogger,
   ErrorCodes,
   ExponentialBackoff,
   FakeClock,
@@ -8,198 +7,34 @@ import {
   KinformerError,
   type Backoff,
   type KubeList,
-  type KubeObject,
   type Status,
 } from '@kinformer/core';
-import type { ListerWatcher, ReflectorStore, WatchEvent } from './listerWatcher.js';
-import { isUnsupportedTableObject, Reflector, type ReflectorOptions } from './reflector.js';
-import { FakeListerWatcher, type FakeListerWatcherOptions } from './testing.js';
+import type { ListerWatcher, WatchEvent } from './listerWatcher.js';
+import { Reflector } from './reflector.js';
+import { isUnsupportedTableObject } from './reflectorErrors.js';
+import { defaultWatchErrorHandler } from './watchErrorHandler.js';
+import { FakeListerWatcher } from './testing.js';
+import {
+  capturingLogger,
+  connectionRefused,
+  expiredError,
+  expiredStatus,
+  forbidden,
+  harness,
+  internalStatus,
+  pod,
+  podList,
+  pods,
+  RecordingStore,
+  rvs,
+  status,
+  tooManyRequests,
+  WARN,
+  type Pod,
+} from './reflector.test.helpers.js';
 
 // ------------------------------------------------------------------------------------------------
 // fixtures
-
-interface Pod extends KubeObject {
-  spec?: { nodeName?: string };
-}
-
-function pod(name: string, resourceVersion: string, namespace = 'default'): Pod {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, resourceVersion } };
-}
-
-function podList(resourceVersion: string, items: Pod[] = [], cont?: string): KubeList<Pod> {
-  return {
-    apiVersion: 'v1',
-    kind: 'PodList',
-    metadata: cont === undefined ? { resourceVersion } : { resourceVersion, continue: cont },
-    items,
-  };
-}
-
-function pods(from: number, to: number): Pod[] {
-  const out: Pod[] = [];
-  for (let i = from; i < to; i++) out.push(pod(`pod-${i}`, String(i)));
-  return out;
-}
-
-function status(code: number, reason: string, message: string, details?: Status['details']): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
-  if (details) s.details = details;
-  return s;
-}
-
-const expiredStatus = (): Status => status(410, 'Expired', 'too old resource version: 1 (5)');
-const expiredError = (): KinformerError => KinformerError.fromStatus(expiredStatus());
-const tooManyRequests = (retryAfterSeconds?: number): KinformerError =>
-  KinformerError.fromStatus(
-    status(
-      429,
-      'TooManyRequests',
-      'storage is (re)initializing',
-      retryAfterSeconds === undefined ? undefined : { retryAfterSeconds },
-    ),
-  );
-const internalStatus = (): Status =>
-  status(500, 'InternalError', 'Internal error occurred: etcdserver: no leader');
-const connectionRefused = (): KinformerError =>
-  new KinformerError(ErrorCodes.CONNECTION, 'connect ECONNREFUSED 127.0.0.1:6443');
-const forbidden = (): KinformerError =>
-  KinformerError.fromStatus(
-    status(403, 'Forbidden', 'pods is forbidden: User "x" cannot watch resource "pods"'),
-  );
-
-function key(obj: KubeObject): string {
-  const m = obj.metadata ?? {};
-  return m.namespace ? `${m.namespace}/${String(m.name)}` : String(m.name);
-}
-
-/** A tiny store recording every call (does not depend on @kinformer/cache). */
-class RecordingStore implements ReflectorStore<Pod> {
-  readonly ops: string[] = [];
-  readonly items = new Map<string, Pod>();
-  readonly replaces: Array<{ items: Pod[]; resourceVersion: string }> = [];
-  readonly rvUpdates: string[] = [];
-  readonly bookmarks: string[] = [];
-  resyncs = 0;
-  onResync: (() => void) | undefined;
-
-  add(obj: Pod): void {
-    this.ops.push(`add ${key(obj)}@${String(obj.metadata?.resourceVersion)}`);
-    this.items.set(key(obj), obj);
-  }
-  update(obj: Pod): void {
-    this.ops.push(`update ${key(obj)}@${String(obj.metadata?.resourceVersion)}`);
-    this.items.set(key(obj), obj);
-  }
-  delete(obj: Pod): void {
-    this.ops.push(`delete ${key(obj)}@${String(obj.metadata?.resourceVersion)}`);
-    this.items.delete(key(obj));
-  }
-  replace(items: Pod[], resourceVersion: string): void {
-    this.ops.push(`replace ${items.length}@${resourceVersion}`);
-    this.replaces.push({ items: [...items], resourceVersion });
-    this.items.clear();
-    for (const item of items) this.items.set(key(item), item);
-  }
-  resync(): void {
-    this.resyncs++;
-    this.onResync?.();
-  }
-  updateResourceVersion(resourceVersion: string): void {
-    this.rvUpdates.push(resourceVersion);
-  }
-  bookmark(resourceVersion: string): void {
-    this.bookmarks.push(resourceVersion);
-  }
-  /** `name@rv` of every stored object, sorted. */
-  contents(): string[] {
-    return [...this.items.values()]
-      .map((p) => `${String(p.metadata?.name)}@${String(p.metadata?.resourceVersion)}`)
-      .sort();
-  }
-}
-
-/** Records every delay the reflector asks for. */
-class RecordingBackoff implements Backoff {
-  readonly delays: number[] = [];
-  constructor(private readonly inner: Backoff) {}
-  next(): number {
-    const d = this.inner.next();
-    this.delays.push(d);
-    return d;
-  }
-  reset(): void {
-    this.inner.reset();
-  }
-}
-
-function harness(
-  options: Partial<ReflectorOptions<Pod>> = {},
-  lwOptions: FakeListerWatcherOptions<Pod> = {},
-) {
-  const clock = options.clock instanceof FakeClock ? options.clock : new FakeClock(1_000_000);
-  const lw = new FakeListerWatcher<Pod>(lwOptions);
-  const store = new RecordingStore();
-  const backoff = new RecordingBackoff(options.backoff ?? new ExponentialBackoff({ clock, random: () => 0 }));
-  const handled: unknown[] = [];
-  const reflector = new Reflector<Pod>(lw, store, {
-    clock,
-    random: () => 0,
-    watchErrorHandler: (_r, err) => handled.push(err),
-    ...options,
-    backoff,
-  });
-  const controller = new AbortController();
-  let running: Promise<void> | undefined;
-  return {
-    clock,
-    lw,
-    store,
-    backoff,
-    handled,
-    reflector,
-    controller,
-    start(): Promise<void> {
-      running = reflector.run(controller.signal);
-      return running;
-    },
-    /** Waits until the reflector asked the backoff for its `n`-th delay (it then sleeps on the clock). */
-    async backoffCalls(n: number): Promise<void> {
-      await lw.waitFor(() => backoff.delays.length >= n, `backoff call #${n}`);
-    },
-    /** Aborts and checks that nothing is left behind. */
-    async stop(): Promise<void> {
-      controller.abort();
-      await running;
-      expect(clock.pendingTimers()).toBe(0);
-      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
-    },
-  };
-}
-
-const rvs = (calls: Array<{ resourceVersion?: string }>): Array<string | undefined> =>
-  calls.map((c) => c.resourceVersion);
-
-interface LogLine {
-  level: number;
-  msg: string;
-  [key: string]: unknown;
-}
-
-/** A pino logger at `level` whose lines are parsed into `lines`. */
-function capturingLogger(level = 'debug'): { logger: ReturnType<typeof createLogger>; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const logger = createLogger({
-    level,
-    destination: {
-      write: (line: string) => {
-        lines.push(JSON.parse(line) as LogLine);
-      },
-    },
-  });
-  return { logger, lines };
-}
-
-const WARN = 40;
 
 // ------------------------------------------------------------------------------------------------
 // §10.1 reflector_test.go
@@ -460,8 +295,8 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
       await h.clock.tick(h.backoff.delays[i - 1]);
     }
     const w = await h.lw.nextWatch();
-    expect(h.backoff.delays).toEqual([800, 1600, 3200, 6400, 12800]);
-    expect(h.clock.now() - started).toBe(24800);
+    expect(h.backoff.delays).toEqual([100, 200, 400, 800, 1600]);
+    expect(h.clock.now() - started).toBe(3100);
     expect(w.options.resourceVersion).toBe('1');
     expect(h.lw.listCalls).toHaveLength(1);
     expect(h.lw.watchCalls).toHaveLength(6);
@@ -471,39 +306,50 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
     await h.stop();
   });
 
-  it('reports each connection failure at watch start to the handler and logs it at warn with code and cause, then re-watches without relisting', async () => {
-    // An exec credential plugin that breaks after the first LIST must not leave the cache silently stale.
+  it('reports each connection failure at watch start to the handler, logs a repeated one once, then re-watches without relisting', async () => {
+    // An exec credential plugin that breaks after the first LIST must not leave the cache silently stale,
+    // nor fill the log with the same line on every retry.
     const { logger, lines } = capturingLogger();
-    const h = harness({ logger });
-    const pluginFailure = new KinformerError(
-      ErrorCodes.CONNECTION,
-      'could not prepare the request from the KubeConfig (credentials, TLS files or proxy): exec plugin exited with 1',
-      { cause: new Error('exec plugin exited with 1'), details: { verb: 'watch' } },
-    );
+    const handled: unknown[] = [];
+    const h = harness({
+      logger,
+      watchErrorHandler: (r, err) => {
+        handled.push(err);
+        defaultWatchErrorHandler(r, err);
+      },
+    });
+    const pluginFailure = (): KinformerError =>
+      new KinformerError(
+        ErrorCodes.CONNECTION,
+        'could not prepare the request from the KubeConfig (credentials, TLS files or proxy): exec plugin exited with 1',
+        { details: { verb: 'watch' } },
+      );
     h.lw.enqueueList(podList('1'));
-    h.lw.enqueueWatch(pluginFailure, tooManyRequests());
+    h.lw.enqueueWatch(pluginFailure(), pluginFailure(), tooManyRequests());
     void h.start();
     await h.backoffCalls(1);
-    expect(h.handled).toEqual([pluginFailure]);
-    const warned = lines.filter((l) => l.level === WARN);
-    expect(warned).toEqual([
-      expect.objectContaining({
-        component: 'reflector',
-        code: ErrorCodes.CONNECTION,
-        message: pluginFailure.message,
-        cause: 'exec plugin exited with 1',
-        resourceVersion: '1',
-        msg: 'could not start the watch: connection failed; backing off and retrying (no relist)',
-      }),
-    ]);
+    expect(handled).toHaveLength(1);
     await h.clock.tick(h.backoff.delays[0]);
-    await h.backoffCalls(2); // the 429 that follows is retried quietly, as in client-go
-    expect(h.handled).toHaveLength(1);
+    await h.backoffCalls(2);
+    expect(handled).toHaveLength(2);
     await h.clock.tick(h.backoff.delays[1]);
+    await h.backoffCalls(3); // the 429 that follows is retried quietly, as in client-go
+    expect(handled).toHaveLength(2);
+    await h.clock.tick(h.backoff.delays[2]);
     const w = await h.lw.nextWatch();
     expect(w.options.resourceVersion).toBe('1');
     expect(h.lw.listCalls).toHaveLength(1);
-    expect(lines.filter((l) => l.level === WARN)).toHaveLength(1);
+    const loud = lines.filter((l) => l.level >= WARN);
+    expect(loud).toEqual([
+      expect.objectContaining({ component: 'reflector', code: ErrorCodes.CONNECTION, failures: 1 }),
+    ]);
+    // The first event after the streak ends it, with one info line.
+    w.add(pod('a', '2'));
+    await h.lw.waitFor(() => h.store.ops.length === 2, 'the event');
+    expect(lines.filter((l) => l.msg.startsWith('recovered'))).toEqual([
+      expect.objectContaining({ level: 30, failures: 3 }),
+    ]);
+    expect(h.reflector.consecutiveFailures()).toBe(0);
     await h.stop();
   });
 
@@ -606,19 +452,25 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
     await h.stop();
   });
 
-  it('grows the backoff between failed cycles up to the cap and resets it two minutes after the last reset', async () => {
+  it('grows the backoff between failed LISTs up to the cap, and resets it once a LIST succeeds', async () => {
     const h = harness();
     const failure = new KinformerError(ErrorCodes.SERVICE_UNAVAILABLE, 'apiserver down');
     for (let i = 0; i < 10; i++) h.lw.enqueueList(failure);
-    h.lw.enqueueList(podList('1'));
+    h.lw.enqueueList(podList('1'), podList('3'));
+    h.lw.enqueueWatch({ events: [], then: expiredError() });
     void h.start();
     for (let i = 1; i <= 10; i++) {
       await h.backoffCalls(i);
       await h.clock.tick(h.backoff.delays[i - 1]);
     }
-    await h.lw.nextWatch();
-    expect(h.backoff.delays).toEqual([800, 1600, 3200, 6400, 12800, 25600, 30000, 30000, 30000, 800]);
+    // client-go: 800 ms doubling to 30 s, reset only every 2 minutes. Here: 100 ms doubling to 30 s.
+    expect(h.backoff.delays.slice(0, 10)).toEqual([
+      100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 30000,
+    ]);
     expect(h.handled).toHaveLength(10);
+    // The LIST that succeeded was progress: the 410 that ends the next watch waits the first step again.
+    await h.backoffCalls(11);
+    expect(h.backoff.delays[10]).toBe(100);
     await h.stop();
   });
 
@@ -630,7 +482,7 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
     void h.start();
     await h.backoffCalls(1);
     expect(h.handled).toEqual([]);
-    await h.clock.tick(799);
+    await h.clock.tick(99);
     expect(h.lw.listCalls).toHaveLength(1);
     await h.clock.tick(1);
     await h.lw.waitFor(() => h.lw.listCalls.length === 2, 'relist');
@@ -1116,18 +968,54 @@ describe('Reflector: stopping (client-go reflector_test.go)', () => {
     expect(h.handled).toEqual([]);
   });
 
-  it('resolves when aborted during a list that ignores its signal', async () => {
+  it('resolves only once a list that ignores its signal has settled', async () => {
     const clock = new FakeClock();
+    let settle: (() => void) | undefined;
+    const slow: ListerWatcher<Pod> = {
+      list: () =>
+        new Promise((_resolve, reject) => {
+          settle = () => reject(new Error('late'));
+        }),
+      watch: () => new Promise(() => undefined),
+    };
+    const reflector = new Reflector<Pod>(slow, new RecordingStore(), { clock });
+    const controller = new AbortController();
+    let resolved = false;
+    const done = reflector.run(controller.signal).then(() => {
+      resolved = true;
+    });
+    for (let i = 0; i < 20 && settle === undefined; i++) await flush();
+    controller.abort();
+    await flush();
+    expect(resolved).toBe(false); // the LIST is still open
+    settle?.();
+    await done;
+    expect(clock.pendingTimers()).toBe(0);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('gives up on a list that never settles after a grace period, and says so', async () => {
+    const clock = new FakeClock();
+    const { logger, lines } = capturingLogger();
     const stubborn: ListerWatcher<Pod> = {
       list: () => new Promise(() => undefined),
       watch: () => new Promise(() => undefined),
     };
-    const reflector = new Reflector<Pod>(stubborn, new RecordingStore(), { clock });
+    const reflector = new Reflector<Pod>(stubborn, new RecordingStore(), { clock, logger });
     const controller = new AbortController();
-    const done = reflector.run(controller.signal);
+    let resolved = false;
+    const done = reflector.run(controller.signal).then(() => {
+      resolved = true;
+    });
     await flush();
     controller.abort();
+    await clock.tick(9_999);
+    expect(resolved).toBe(false);
+    await clock.tick(1);
     await done;
+    expect(lines.filter((l) => l.level === WARN).map((l) => l.msg)).toEqual([
+      'the ListerWatcher left requests open after their signal aborted; stopping without them',
+    ]);
     expect(clock.pendingTimers()).toBe(0);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
@@ -1258,6 +1146,7 @@ describe('Reflector: stall detection', () => {
     expect(w.options.resourceVersion).toBe('1');
     expect(reflector.stats().stalls).toBe(1);
     controller.abort();
+    await clock.tick(10_000); // the hung request ignores its signal: run gives up on it after the grace period
     await done;
     expect(clock.pendingTimers()).toBe(0);
   });
@@ -1522,8 +1411,14 @@ describe('Reflector: review fixes (client-go handleAnyWatch details)', () => {
     for (let i = 0; i < 50 && handOver === undefined; i++) await flush();
     expect(handOver).toBeDefined();
     controller.abort();
-    await done;
+    let resolved = false;
+    const stopped = done.then(() => {
+      resolved = true;
+    });
+    await flush();
+    expect(resolved).toBe(false); // run waits for the request it sent
     handOver?.(lateStream);
+    await stopped;
     await flush();
     expect(returned).toBe(1);
     expect(clock.pendingTimers()).toBe(0);

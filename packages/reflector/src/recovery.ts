@@ -1,0 +1,136 @@
+import { ExponentialBackoff, type Backoff, type Clock } from '@kinformer/core';
+
+/**
+ * The reflector's default backoff: 100 ms doubling to 30 s, each delay jittered to `[d, 2d)`, and no
+ * time-based reset — the reflector resets it itself as soon as it makes progress (see
+ * {@link RecoveryPolicy}). client-go starts at 800 ms and resets only every 2 minutes, whatever
+ * happened in between; that keeps a connection that has recovered idle for tens of seconds.
+ */
+export const REFLECTOR_BACKOFF = {
+  initialMs: 100,
+  capMs: 30_000,
+  factor: 2,
+  jitter: 1.0,
+} as const;
+
+/** A {@link Backoff} with {@link REFLECTOR_BACKOFF}'s parameters on `clock`. */
+export function reflectorBackoff(clock: Clock, random?: () => number): Backoff {
+  return new ExponentialBackoff({
+    ...REFLECTOR_BACKOFF,
+    resetAfterMs: Number.POSITIVE_INFINITY,
+    clock,
+    ...(random === undefined ? {} : { random }),
+  });
+}
+
+/**
+ * When the reflector waits, and for how long. One backoff serves every retry, and it grows only with
+ * consecutive failures that made no progress:
+ *
+ * - **Progress** resets it: a watch delivered an event or a bookmark, or a LIST succeeded — unless that
+ *   LIST followed a watch that failed without delivering anything. (A server whose LISTs work and whose
+ *   watches fail at once would otherwise be relisted every 100 ms; with this rule it sees the backoff
+ *   grow to its cap.)
+ * - **Failures** wait one step, at least the server's `Retry-After`: a LIST that failed, a watch that
+ *   could not start, a watch that ended with an error (410, 500, a malformed line…).
+ * - **No wait** at all after a clean end of a watch, a connection that broke after the watch delivered
+ *   something, or a stall: the watch resumes at once from the last resourceVersion (as in client-go).
+ */
+export class RecoveryPolicy {
+  private readonly backoff: Backoff;
+  /** Failures since the last progress. */
+  private streak = 0;
+  /** True while the current cycle's watch has delivered nothing since the LIST. */
+  private watchSilentSinceList = false;
+  /** True when the last cycle ended with a watch that delivered nothing. */
+  private lastCycleMadeNoProgress = false;
+
+  constructor(backoff: Backoff) {
+    this.backoff = backoff;
+  }
+
+  /** Consecutive failures since the last progress. */
+  failures(): number {
+    return this.streak;
+  }
+
+  /**
+   * A LIST (or streaming list) succeeded. Returns the failures it ends: 0 when there were none, or when
+   * it does not count as progress (it followed a watch that delivered nothing).
+   */
+  listSucceeded(): number {
+    this.watchSilentSinceList = true;
+    if (this.lastCycleMadeNoProgress) return 0;
+    return this.progress();
+  }
+
+  /** A watch delivered an event or a bookmark. Returns the failures it ends (0 when there were none). */
+  watchDelivered(): number {
+    this.watchSilentSinceList = false;
+    this.lastCycleMadeNoProgress = false;
+    return this.progress();
+  }
+
+  /** The current cycle ends and the reflector will relist. */
+  cycleEnded(): void {
+    this.lastCycleMadeNoProgress = this.watchSilentSinceList;
+  }
+
+  /** A failure: the delay to wait before the next attempt, in ms (at least `retryAfterMs`). */
+  failed(retryAfterMs: number): number {
+    this.streak++;
+    return Math.max(this.backoff.next(), retryAfterMs);
+  }
+
+  private progress(): number {
+    const ended = this.streak;
+    if (ended > 0) {
+      this.streak = 0;
+      this.backoff.reset();
+    }
+    return ended;
+  }
+}
+
+/** How many recent bookmark gaps {@link BookmarkCadence} remembers. */
+const CADENCE_SAMPLES = 4;
+/** Gaps needed before a cadence counts as demonstrated. */
+const CADENCE_MIN_SAMPLES = 2;
+/** Added to twice the cadence: scheduling jitter and pauses of this process. */
+const CADENCE_SLACK_MS = 2_000;
+
+/**
+ * The cadence at which the server sends bookmarks to this reflector's watches, learnt from the
+ * streams themselves. kube-apiserver's watch cache gives each bookmark-enabled watcher a bookmark
+ * about a minute after the previous one (`cache_watcher.go` `nextBookmarkTime`, `defaultBookmarkFrequency`)
+ * and about 2 s before the watch's deadline — but only when the resourceVersion moved, and the API docs
+ * promise no interval. So the cadence is only trusted once shown: the largest of the last few gaps
+ * between bookmarks (the gap from a watch's start to its first bookmark included), after two of them.
+ */
+export class BookmarkCadence {
+  private readonly gaps: number[] = [];
+
+  /** Records a gap (ms) between two bookmarks of one stream, or between its start and its first. */
+  observe(gapMs: number): void {
+    if (!(gapMs >= 0)) return;
+    this.gaps.push(gapMs);
+    if (this.gaps.length > CADENCE_SAMPLES) this.gaps.shift();
+  }
+
+  /** The demonstrated cadence in ms, or `undefined` while fewer than two gaps were seen. */
+  cadenceMs(): number | undefined {
+    if (this.gaps.length < CADENCE_MIN_SAMPLES) return undefined;
+    return Math.max(...this.gaps);
+  }
+
+  /**
+   * How long a watch may stay silent before it counts as stalled: twice the demonstrated cadence plus
+   * 2 s, but never more than `timeoutLimitMs` (the watch's `timeoutSeconds` plus the stall margin, the
+   * only limit while no cadence is known).
+   */
+  stallLimitMs(timeoutLimitMs: number): number {
+    const cadence = this.cadenceMs();
+    if (cadence === undefined) return timeoutLimitMs;
+    return Math.min(timeoutLimitMs, 2 * cadence + CADENCE_SLACK_MS);
+  }
+}

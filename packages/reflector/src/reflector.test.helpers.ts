@@ -1,0 +1,203 @@
+import {
+  createLogger,
+  ErrorCodes,
+  FakeClock,
+  KinformerError,
+  type Backoff,
+  type KubeList,
+  type KubeObject,
+  type Status,
+} from '@kinformer/core';
+import type { ReflectorStore } from './listerWatcher.js';
+import { Reflector, type ReflectorOptions } from './reflector.js';
+import { reflectorBackoff } from './recovery.js';
+import { FakeListerWatcher, type FakeListerWatcherOptions } from './testing.js';
+import { getEventListeners } from 'node:events';
+
+/** Builders, a recording store and backoff, and the reflector harness shared by the reflector's tests. */
+
+export interface Pod extends KubeObject {
+  spec?: { nodeName?: string };
+}
+
+export function pod(name: string, resourceVersion: string, namespace = 'default'): Pod {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, resourceVersion } };
+}
+
+export function podList(resourceVersion: string, items: Pod[] = [], cont?: string): KubeList<Pod> {
+  return {
+    apiVersion: 'v1',
+    kind: 'PodList',
+    metadata: cont === undefined ? { resourceVersion } : { resourceVersion, continue: cont },
+    items,
+  };
+}
+
+export function pods(from: number, to: number): Pod[] {
+  const out: Pod[] = [];
+  for (let i = from; i < to; i++) out.push(pod(`pod-${i}`, String(i)));
+  return out;
+}
+
+export function status(code: number, reason: string, message: string, details?: Status['details']): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
+  if (details) s.details = details;
+  return s;
+}
+
+export const expiredStatus = (): Status => status(410, 'Expired', 'too old resource version: 1 (5)');
+export const expiredError = (): KinformerError => KinformerError.fromStatus(expiredStatus());
+export const tooManyRequests = (retryAfterSeconds?: number): KinformerError =>
+  KinformerError.fromStatus(
+    status(
+      429,
+      'TooManyRequests',
+      'storage is (re)initializing',
+      retryAfterSeconds === undefined ? undefined : { retryAfterSeconds },
+    ),
+  );
+export const internalStatus = (): Status =>
+  status(500, 'InternalError', 'Internal error occurred: etcdserver: no leader');
+export const connectionRefused = (): KinformerError =>
+  new KinformerError(ErrorCodes.CONNECTION, 'connect ECONNREFUSED 127.0.0.1:6443');
+export const forbidden = (): KinformerError =>
+  KinformerError.fromStatus(
+    status(403, 'Forbidden', 'pods is forbidden: User "x" cannot watch resource "pods"'),
+  );
+
+export function key(obj: KubeObject): string {
+  const m = obj.metadata ?? {};
+  return m.namespace ? `${m.namespace}/${String(m.name)}` : String(m.name);
+}
+
+/** A tiny store recording every call (does not depend on @kinformer/cache). */
+export class RecordingStore implements ReflectorStore<Pod> {
+  readonly ops: string[] = [];
+  readonly items = new Map<string, Pod>();
+  readonly replaces: Array<{ items: Pod[]; resourceVersion: string }> = [];
+  readonly rvUpdates: string[] = [];
+  readonly bookmarks: string[] = [];
+  resyncs = 0;
+  onResync: (() => void) | undefined;
+
+  add(obj: Pod): void {
+    this.ops.push(`add ${key(obj)}@${String(obj.metadata?.resourceVersion)}`);
+    this.items.set(key(obj), obj);
+  }
+  update(obj: Pod): void {
+    this.ops.push(`update ${key(obj)}@${String(obj.metadata?.resourceVersion)}`);
+    this.items.set(key(obj), obj);
+  }
+  delete(obj: Pod): void {
+    this.ops.push(`delete ${key(obj)}@${String(obj.metadata?.resourceVersion)}`);
+    this.items.delete(key(obj));
+  }
+  replace(items: Pod[], resourceVersion: string): void {
+    this.ops.push(`replace ${items.length}@${resourceVersion}`);
+    this.replaces.push({ items: [...items], resourceVersion });
+    this.items.clear();
+    for (const item of items) this.items.set(key(item), item);
+  }
+  resync(): void {
+    this.resyncs++;
+    this.onResync?.();
+  }
+  updateResourceVersion(resourceVersion: string): void {
+    this.rvUpdates.push(resourceVersion);
+  }
+  bookmark(resourceVersion: string): void {
+    this.bookmarks.push(resourceVersion);
+  }
+  /** `name@rv` of every stored object, sorted. */
+  contents(): string[] {
+    return [...this.items.values()]
+      .map((p) => `${String(p.metadata?.name)}@${String(p.metadata?.resourceVersion)}`)
+      .sort();
+  }
+}
+
+/** Records every delay the reflector asks for. */
+export class RecordingBackoff implements Backoff {
+  readonly delays: number[] = [];
+  constructor(private readonly inner: Backoff) {}
+  next(): number {
+    const d = this.inner.next();
+    this.delays.push(d);
+    return d;
+  }
+  reset(): void {
+    this.inner.reset();
+  }
+}
+
+export function harness(
+  options: Partial<ReflectorOptions<Pod>> = {},
+  lwOptions: FakeListerWatcherOptions<Pod> = {},
+) {
+  const clock = options.clock instanceof FakeClock ? options.clock : new FakeClock(1_000_000);
+  const lw = new FakeListerWatcher<Pod>(lwOptions);
+  const store = new RecordingStore();
+  const backoff = new RecordingBackoff(options.backoff ?? reflectorBackoff(clock, () => 0));
+  const handled: unknown[] = [];
+  const reflector = new Reflector<Pod>(lw, store, {
+    clock,
+    random: () => 0,
+    watchErrorHandler: (_r, err) => handled.push(err),
+    ...options,
+    backoff,
+  });
+  const controller = new AbortController();
+  let running: Promise<void> | undefined;
+  return {
+    clock,
+    lw,
+    store,
+    backoff,
+    handled,
+    reflector,
+    controller,
+    start(): Promise<void> {
+      running = reflector.run(controller.signal);
+      return running;
+    },
+    /** Waits until the reflector asked the backoff for its `n`-th delay (it then sleeps on the clock). */
+    async backoffCalls(n: number): Promise<void> {
+      await lw.waitFor(() => backoff.delays.length >= n, `backoff call #${n}`);
+    },
+    /** Aborts and checks that nothing is left behind. */
+    async stop(): Promise<void> {
+      controller.abort();
+      await running;
+      expect(clock.pendingTimers()).toBe(0);
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    },
+  };
+}
+
+export const rvs = (calls: Array<{ resourceVersion?: string }>): Array<string | undefined> =>
+  calls.map((c) => c.resourceVersion);
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+/** A pino logger at `level` whose lines are parsed into `lines`. */
+export function capturingLogger(level = 'debug'): {
+  logger: ReturnType<typeof createLogger>;
+  lines: LogLine[];
+} {
+  const lines: LogLine[] = [];
+  const logger = createLogger({
+    level,
+    destination: {
+      write: (line: string) => {
+        lines.push(JSON.parse(line) as LogLine);
+      },
+    },
+  });
+  return { logger, lines };
+}
+
+export const WARN = 40;
