@@ -76,28 +76,37 @@ export type {
   Store,
   StoreOptions,
   ThreadSafeStoreOptions,
+  ThreadSafeStoreTransaction,
+  Transaction,
+  TransactionType,
 } from '@kinformer/cache';
 export {
   Lister,
   NAMESPACE_INDEX,
   ThreadSafeStore,
+  TransactionError,
   indexFuncToKeyFuncAdapter,
   metaNamespaceIndexFunc,
   newIndexer,
   newStore,
 } from '@kinformer/cache';
 export type {
+  BookmarkInfo,
   Delta,
   DeltaFIFOOptions,
   DeltaType,
   Deltas,
   FIFOOptions,
   KeyListerGetter,
+  ObjectDelta,
+  ObjectDeltaType,
   PopBatchOptions,
   PopBatchProcessFunc,
   PopProcessFunc,
   Queue,
   RealFIFOOptions,
+  ReplacedAllInfo,
+  SyncAllInfo,
   TransformFunc,
 } from '@kinformer/delta-fifo';
 export {
@@ -105,6 +114,7 @@ export {
   DeltaFIFO,
   RealFIFO,
   RequeueError,
+  isObjectDelta,
 } from '@kinformer/delta-fifo';
 export type {
   ExpectedType,

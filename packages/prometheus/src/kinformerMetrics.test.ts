@@ -20,6 +20,8 @@ const reflectorStats = (over: Partial<ReflectorStats> = {}): ReflectorStats => (
   skipped: 0,
   resourceVersionAnomalies: 0,
   resyncs: 0,
+  backoffs: 0,
+  backoffMs: 0,
   ...over,
 });
 
