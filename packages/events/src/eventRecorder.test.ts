@@ -17,6 +17,15 @@ const pod = {
   kind: 'Pod',
   metadata: { name: 'web-1', namespace: 'apps', uid: 'uid-1', resourceVersion: '7' },
 };
+/** The reference an Event about `pod` carries. */
+const podReference = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  name: 'web-1',
+  namespace: 'apps',
+  uid: 'uid-1',
+  resourceVersion: '7',
+};
 
 let server: FakeApiServer;
 let recorders: ApiEventRecorder[] = [];
@@ -102,14 +111,7 @@ describe('ApiEventRecorder writes events.k8s.io/v1 Events', () => {
     expect(others).toEqual([]);
     expect(event).toMatchObject({
       metadata: { namespace: 'apps' },
-      regarding: {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        name: 'web-1',
-        namespace: 'apps',
-        uid: 'uid-1',
-        resourceVersion: '7',
-      },
+      regarding: podReference,
       reportingController: 'test-controller',
       reportingInstance: 'test-controller-host1',
       type: 'Normal',
@@ -319,14 +321,7 @@ describe('ApiEventRecorder: asynchronous writes, retries and limits', () => {
 
 describe('referenceTo', () => {
   test('takes apiVersion, kind, name, namespace, uid and resourceVersion from an object; a reference keeps its fieldPath', () => {
-    expect(referenceTo(pod)).toEqual({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      name: 'web-1',
-      namespace: 'apps',
-      uid: 'uid-1',
-      resourceVersion: '7',
-    });
+    expect(referenceTo(pod)).toEqual(podReference);
     expect(referenceTo({ kind: 'Pod', name: 'p', fieldPath: 'spec.containers{app}' })).toEqual({
       kind: 'Pod',
       name: 'p',
