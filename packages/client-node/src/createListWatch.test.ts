@@ -383,7 +383,7 @@ describe('createListWatch: requests', () => {
     ]);
   });
 
-  it('rejects an invalid resource or maxLineBytes with ERR_INVALID_OPTION', () => {
+  it('rejects an invalid resource, maxLineBytes or maxListItemBytes with ERR_INVALID_OPTION', () => {
     const kc = server.kubeConfig();
     expect(() => createListWatch(kc, { version: '', resource: 'pods' })).toThrow(
       expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
@@ -395,6 +395,9 @@ describe('createListWatch: requests', () => {
       expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
     );
     expect(() => createListWatch(kc, { version: 'v1', resource: 'pods' }, { maxLineBytes: 0 })).toThrow(
+      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+    );
+    expect(() => createListWatch(kc, { version: 'v1', resource: 'pods' }, { maxListItemBytes: 1.5 })).toThrow(
       expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
     );
   });
@@ -445,10 +448,14 @@ describe('createListWatch: list', () => {
   });
 
   it.each([
-    ['a truncated JSON body', '{"kind":"PodList","metadata":{"resourceVersion":"9"},"items":[{"metadata":'],
-    ['a non-JSON 200 body', '<html><body>login</body></html>'],
-    ['a JSON body that is not a list', '{"kind":"Pod","metadata":{"name":"x"}}'],
-  ])('rejects %s with ERR_BAD_RESPONSE and an excerpt', async (_name, body) => {
+    [
+      'a JSON body that ends before the list',
+      '{"kind":"PodList","metadata":{"resourceVersion":"9"},"items":[{"metadata":',
+      ErrorCodes.LIST_TRUNCATED,
+    ],
+    ['a non-JSON 200 body', '<html><body>login</body></html>', ErrorCodes.BAD_RESPONSE],
+    ['a JSON body that is not a list', '{"kind":"Pod","metadata":{"name":"x"}}', ErrorCodes.BAD_RESPONSE],
+  ])('rejects %s with its code and an excerpt', async (_name, body, code) => {
     server.handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
@@ -456,9 +463,57 @@ describe('createListWatch: list', () => {
     const err = await rejection(
       createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list({}, ctx()),
     );
-    expect(err.code).toBe(ErrorCodes.BAD_RESPONSE);
+    expect(err.code).toBe(code);
     expect(err.httpStatus).toBe(200);
     expect(err.details).toMatchObject({ resource: 'pods.v1', verb: 'list', bodyExcerpt: body.slice(0, 200) });
+  });
+
+  it('decodes a pretty-printed list with metadata after the items, streamed in small chunks', async () => {
+    const list = {
+      items: Array.from({ length: 20 }, (_, i) => ({
+        metadata: { name: `pod-${i}`, annotations: { a: '"}]\\[{"', b: 'ü😀' } },
+      })),
+      metadata: { resourceVersion: '7', remainingItemCount: 0 },
+      kind: 'PodList',
+      apiVersion: 'v1',
+    };
+    const body = Buffer.from(JSON.stringify(list, null, 2));
+    server.handler = async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      for (let o = 0; o < body.length; o += 13) {
+        res.write(body.subarray(o, o + 13));
+        if (o % 130 === 0) await new Promise((r) => setImmediate(r));
+      }
+      res.end();
+    };
+    const got = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list(
+      {},
+      ctx(),
+    );
+    expect(got).toEqual(list);
+  });
+
+  it('rejects an item longer than maxListItemBytes with ERR_LIST_ITEM_TOO_LARGE and closes the request before the body ends', async () => {
+    let ended = false;
+    server.handler = async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"kind":"PodList","metadata":{"resourceVersion":"1"},"items":[{"metadata":{"name":"');
+      // Far more than the limit, then keep the response open: only the client can end it.
+      for (let k = 0; k < 8 && !res.destroyed; k++) {
+        res.write('x'.repeat(16 * 1024));
+        await new Promise((r) => setImmediate(r));
+      }
+      res.on('close', () => (ended = true));
+    };
+    const lw = createListWatch(
+      server.kubeConfig(),
+      { version: 'v1', resource: 'pods' },
+      { maxListItemBytes: 10_000 },
+    );
+    const err = await rejection(lw.list({}, ctx()));
+    expect(err.code).toBe(ErrorCodes.LIST_ITEM_TOO_LARGE);
+    expect(err.details).toMatchObject({ resource: 'pods.v1', verb: 'list' });
+    await waitFor(() => ended || server.closedRequests > 0, 'the server to see the request closed');
   });
 
   it('rejects with ERR_CONNECTION when the connection breaks in the middle of the body', async () => {

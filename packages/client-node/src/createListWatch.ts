@@ -19,6 +19,7 @@ import type {
 } from '@kinformer/reflector';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { openRequest, readBody } from './httpRequest.js';
+import { DEFAULT_MAX_LIST_ITEM_BYTES, readList } from './listDecoder.js';
 import {
   collectionPath,
   listQuery,
@@ -27,7 +28,7 @@ import {
   type ApiResource,
   type WireSelectors,
 } from './resourcePath.js';
-import { errorFromResponse, excerpt } from './responseError.js';
+import { errorFromResponse } from './responseError.js';
 import { validateListResourceVersions } from './validateList.js';
 import {
   DEFAULT_MAX_WATCH_LINE_BYTES,
@@ -50,6 +51,12 @@ export interface ListWatchOptions {
   metadataOnly?: boolean;
   /** Longest watch line (one event) accepted, in bytes. Default {@link DEFAULT_MAX_WATCH_LINE_BYTES} (16 MiB). */
   maxLineBytes?: number;
+  /**
+   * Longest single item of a LIST response accepted, in bytes (a longer one rejects the list with
+   * `ERR_LIST_ITEM_TOO_LARGE`). Default {@link DEFAULT_MAX_LIST_ITEM_BYTES} (16 MiB); at most what one
+   * JavaScript string can hold.
+   */
+  maxListItemBytes?: number;
   /** pino logger; the ListerWatcher logs at debug level under `{ component: 'client-node', resource }`. */
   logger?: Logger;
 }
@@ -72,11 +79,14 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * - Authentication, TLS, exec plugins, proxies and in-cluster config come from `kubeConfig`
  *   (`applyToHTTPSOptions`, evaluated per request). Requests use node's `http`/`https` with the agent
  *   client-node builds for the cluster.
- * - `list` resolves with the parsed list (one `JSON.parse` of the whole body; `items: null` becomes
- *   `[]`). A non-2xx answer rejects with `KinformerError.fromStatus` when the body is a Status, else
+ * - `list` resolves with the list, decoded as the body streams in (see `ListDecoder`): each item
+ *   is parsed on its own, so a list of any size decodes and no whole-body Buffer or string is held;
+ *   `items: null` becomes `[]`. A non-2xx answer rejects with `KinformerError.fromStatus` when the body is a Status, else
  *   with the HTTP status' code (plain-text 429 → `ERR_TOO_MANY_REQUESTS`, Go's plain 404 →
  *   `ERR_NOT_FOUND`) or `ERR_BAD_RESPONSE` for an HTML page; `Retry-After` becomes
- *   `retryAfterSeconds`. An invalid or non-list JSON body rejects with `ERR_BAD_RESPONSE`.
+ *   `retryAfterSeconds`. A body that is not JSON or not a list rejects with `ERR_BAD_RESPONSE`, one
+ *   that ends before the list does with `ERR_LIST_TRUNCATED`, an item longer than `maxListItemBytes`
+ *   with `ERR_LIST_ITEM_TOO_LARGE`. Items are never handed over before the whole list has arrived.
  * - `watch` resolves once the server answered 2xx, with a single-use async iterable of events (see
  *   {@link WatchEventStream} for how lines are decoded and which errors it throws). It completes when
  *   the server closes cleanly or `signal` aborts; `break` closes the request.
@@ -86,7 +96,7 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  *   headers or credentials.
  * - `watchListSupported` is left undefined: the API server decides (`sendInitialEvents`).
  *
- * Throws `ERR_INVALID_OPTION` for an invalid resource or `maxLineBytes`.
+ * Throws `ERR_INVALID_OPTION` for an invalid resource, `maxLineBytes` or `maxListItemBytes`.
  */
 export function createListWatch<T extends KubeObject = KubeObject>(
   kubeConfig: KubeConfig,
@@ -104,17 +114,17 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
   private readonly listAccept: string;
   private readonly watchAccept: string;
   private readonly maxLineBytes: number;
+  private readonly maxListItemBytes: number;
   private readonly logger: Logger;
 
   constructor(kubeConfig: KubeConfig, resource: ApiResource, options: ListWatchOptions) {
     validateApiResource(resource);
-    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_WATCH_LINE_BYTES;
-    if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes <= 0) {
-      throw new KinformerError(
-        ErrorCodes.INVALID_OPTION,
-        `createListWatch: maxLineBytes must be a positive integer, not ${String(maxLineBytes)}`,
-      );
-    }
+    const maxLineBytes = positiveOption('maxLineBytes', options.maxLineBytes, DEFAULT_MAX_WATCH_LINE_BYTES);
+    this.maxListItemBytes = positiveOption(
+      'maxListItemBytes',
+      options.maxListItemBytes,
+      DEFAULT_MAX_LIST_ITEM_BYTES,
+    );
     this.kubeConfig = kubeConfig;
     this.name = gvrString(resource);
     this.path = collectionPath(resource);
@@ -144,40 +154,15 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
     );
     const httpStatus = res.statusCode ?? 0;
     if (httpStatus < 200 || httpStatus >= 300) throw await this.failure(res, signal, details);
-    const { body } = await readBody(res, signal, details);
-    let parsed: unknown;
-    let text = '';
-    try {
-      text = body.toString('utf8');
-      parsed = JSON.parse(text);
-    } catch (cause) {
-      throw new KinformerError(
-        ErrorCodes.BAD_RESPONSE,
-        `the list response of ${this.name} is not valid JSON`,
-        {
-          cause,
-          httpStatus,
-          details: { ...details, bytes: body.length, bodyExcerpt: excerpt(text.slice(0, 1000)) },
-        },
-      );
-    }
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-      const list = parsed as { items?: unknown };
-      if (list.items === null) list.items = [];
-      if (Array.isArray(list.items)) {
-        validateListResourceVersions(parsed as { items: unknown[] }, details);
-        this.logger.debug({ items: list.items.length, bytes: body.length }, 'listed');
-        return parsed as KubeList<T>;
-      }
-    }
-    throw new KinformerError(
-      ErrorCodes.BAD_RESPONSE,
-      `the list response of ${this.name} is not a list (no items array)`,
-      {
-        httpStatus,
-        details: { ...details, bytes: body.length, bodyExcerpt: excerpt(text.slice(0, 1000)) },
-      },
-    );
+    const { list, bytes } = await readList<T>(res, signal, {
+      maxItemBytes: this.maxListItemBytes,
+      details,
+      httpStatus,
+      what: this.name,
+    });
+    validateListResourceVersions(list, details);
+    this.logger.debug({ items: list.items.length, bytes }, 'listed');
+    return list;
   }
 
   async watch(options: WatchOptions, context: RequestContext): Promise<AsyncIterable<WatchEvent<T>>> {
@@ -221,4 +206,15 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
     this.logger.debug({ httpStatus, code: error.code }, `${String(details.verb)} failed`);
     return error;
   }
+}
+
+function positiveOption(name: string, value: number | undefined, dflt: number): number {
+  const n = value ?? dflt;
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new KinformerError(
+      ErrorCodes.INVALID_OPTION,
+      `createListWatch: ${name} must be a positive integer, not ${String(n)}`,
+    );
+  }
+  return n;
 }

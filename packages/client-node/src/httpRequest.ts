@@ -221,21 +221,28 @@ export async function openRequest(
   });
 }
 
+/** What {@link streamBody} feeds a response body into. */
+export interface BodySink<R> {
+  /** The next chunk. A throw ends the read: the response is destroyed and the promise rejects with it. */
+  write(chunk: Buffer): void;
+  /** The body is complete; the promise resolves with the result (or rejects with what this throws). */
+  end(): R;
+  /** When set and true after a `write`, reading stops: the response is destroyed and `end` is called. */
+  readonly full?: boolean;
+}
+
 /**
- * Reads a whole response body as Buffers, concatenated once at the end. Keeps at most `maxBytes`
- * (the rest is discarded and the response destroyed; `truncated` says so). Rejects with
- * `ERR_ABORTED` when `signal` aborts (the response is destroyed) and with `ERR_CONNECTION` when the
- * connection breaks before the body is complete.
+ * Feeds a response body to `sink` chunk by chunk as it arrives. Rejects with `ERR_ABORTED` when
+ * `signal` aborts (the response is destroyed), with `ERR_CONNECTION` when the connection breaks
+ * before the body is complete, and with whatever `sink` throws (the response is destroyed).
  */
-export function readBody(
+export function streamBody<R>(
   res: IncomingMessage,
   signal: AbortSignal,
   details: Record<string, unknown>,
-  maxBytes = Number.POSITIVE_INFINITY,
-): Promise<{ body: Buffer; truncated: boolean }> {
+  sink: BodySink<R>,
+): Promise<R> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
     let settled = false;
     const done = (): boolean => {
       if (settled) return false;
@@ -243,16 +250,23 @@ export function readBody(
       signal.removeEventListener('abort', onAbort);
       return true;
     };
-    const finish = (truncated: boolean): void => {
-      if (!done()) return;
-      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
-      resolve({ body, truncated });
-    };
-    const onAbort = (): void => {
+    const fail = (err: Error): void => {
       if (!done()) return;
       res.destroy();
-      reject(abortError(signal));
+      reject(err);
     };
+    const finish = (): void => {
+      if (settled) return;
+      let result: R;
+      try {
+        result = sink.end();
+      } catch (err) {
+        fail(err as Error);
+        return;
+      }
+      if (done()) resolve(result);
+    };
+    const onAbort = (): void => fail(abortError(signal));
     if (signal.aborted) {
       onAbort();
       return;
@@ -260,18 +274,18 @@ export function readBody(
     signal.addEventListener('abort', onAbort, { once: true });
     res.on('data', (chunk: Buffer) => {
       if (settled) return;
-      if (total + chunk.length > maxBytes) {
-        const keep = maxBytes - total;
-        if (keep > 0) chunks.push(chunk.subarray(0, keep));
-        total += Math.max(0, keep);
-        finish(true);
-        res.destroy();
+      try {
+        sink.write(chunk);
+      } catch (err) {
+        fail(err as Error);
         return;
       }
-      chunks.push(chunk);
-      total += chunk.length;
+      if (sink.full === true) {
+        finish();
+        res.destroy();
+      }
     });
-    res.on('end', () => finish(false));
+    res.on('end', finish);
     res.on('error', (err: NodeJS.ErrnoException) => {
       if (!done()) return;
       reject(
@@ -294,5 +308,41 @@ export function readBody(
         }),
       );
     });
+  });
+}
+
+/**
+ * Reads a whole response body as Buffers, concatenated once at the end. Keeps at most `maxBytes`
+ * (the rest is discarded and the response destroyed; `truncated` says so). Rejects as
+ * {@link streamBody} does.
+ */
+export function readBody(
+  res: IncomingMessage,
+  signal: AbortSignal,
+  details: Record<string, unknown>,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<{ body: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let truncated = false;
+  return streamBody(res, signal, details, {
+    get full() {
+      return truncated;
+    },
+    write(chunk) {
+      if (total + chunk.length > maxBytes) {
+        const keep = maxBytes - total;
+        if (keep > 0) chunks.push(chunk.subarray(0, keep));
+        total += Math.max(0, keep);
+        truncated = true;
+        return;
+      }
+      chunks.push(chunk);
+      total += chunk.length;
+    },
+    end() {
+      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+      return { body, truncated };
+    },
   });
 }

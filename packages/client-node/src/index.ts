@@ -8,3 +8,5 @@ export type { ApiErrorOptions } from './apiError.js';
 export { apiError, statusFromBody } from './apiError.js';
 export { requestOptions } from './requestOptions.js';
 export { isStatus } from './responseError.js';
+export type { ListDecoderOptions } from './listDecoder.js';
+export { DEFAULT_MAX_LIST_ITEM_BYTES, ListDecoder } from './listDecoder.js';

@@ -55,8 +55,12 @@ export const ErrorCodes = {
   API_STATUS: 'ERR_API_STATUS',
   /** The connection failed, was refused or reset before an answer. */
   CONNECTION: 'ERR_CONNECTION',
-  /** A response body is not what the protocol says (HTML error page, truncated list, non-JSON). */
+  /** A response body is not what the protocol says (HTML error page, non-JSON or non-list body). */
   BAD_RESPONSE: 'ERR_BAD_RESPONSE',
+  /** A LIST body ended (the HTTP response was complete) before the end of the list's JSON. */
+  LIST_TRUNCATED: 'ERR_LIST_TRUNCATED',
+  /** One item of a LIST body is longer than the configured limit, or than a JavaScript string can be. */
+  LIST_ITEM_TOO_LARGE: 'ERR_LIST_ITEM_TOO_LARGE',
   /** A watch line is not valid JSON, or its object is missing, null, or has no metadata. */
   MALFORMED_WATCH_EVENT: 'ERR_MALFORMED_WATCH_EVENT',
   /** A watch event has a type other than ADDED, MODIFIED, DELETED, BOOKMARK or ERROR. */

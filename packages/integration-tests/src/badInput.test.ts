@@ -462,11 +462,11 @@ const BAD_LIST_ANSWERS: BadListAnswer[] = [
   },
   {
     what: 'a list body that ends cleanly in the middle of the JSON',
-    code: ErrorCodes.BAD_RESPONSE,
+    code: ErrorCodes.LIST_TRUNCATED,
     rule: { kind: 'truncate', then: 'end' },
     check: (err) => {
       expect(err.httpStatus).toBe(200);
-      expect(err.message).toContain('not valid JSON');
+      expect(err.message).toContain('was cut short');
     },
   },
   {

@@ -1,0 +1,266 @@
+import { ErrorCodes, KinformerError, MAX_OBJECT_DEPTH, type ErrorCode } from '@kinformer/core';
+import fc from 'fast-check';
+import { DEFAULT_MAX_LIST_ITEM_BYTES, ListDecoder } from './listDecoder.js';
+
+/** Decodes `body` fed as the given chunks (split points are byte offsets). */
+function decode(body: Buffer | string, splits: number[] = [], maxItemBytes?: number): unknown {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  const d = new ListDecoder(maxItemBytes === undefined ? {} : { maxItemBytes });
+  let from = 0;
+  for (const at of [...splits].sort((a, b) => a - b)) {
+    d.write(bytes.subarray(from, at));
+    from = at;
+  }
+  d.write(bytes.subarray(from));
+  return d.end();
+}
+
+function decodeError(body: Buffer | string, splits: number[] = [], maxItemBytes?: number): KinformerError {
+  try {
+    decode(body, splits, maxItemBytes);
+  } catch (err) {
+    expect(err).toBeInstanceOf(KinformerError);
+    return err as KinformerError;
+  }
+  throw new Error('expected the body to be rejected');
+}
+
+/** A small list with everything a scanner can trip over: escapes, brackets in strings, multi-byte UTF-8. */
+const TRICKY = {
+  kind: 'PodList',
+  apiVersion: 'v1',
+  metadata: { resourceVersion: '77', continue: 'tok"en]', remainingItemCount: 3 },
+  items: [
+    { metadata: { name: 'a', annotations: { x: '}]{["', y: 'back\\slash\\', z: 'quote\\"' } } },
+    {
+      metadata: { name: 'ü✓😀' },
+      data: { k: '\u0000\u001f\u2028 tab\t nl\n "' },
+      n: [1, -2.5e3, true, null],
+    },
+    { metadata: { name: 'c' }, nested: [[[{}]], { '': '' }], s: '\\"}' },
+  ],
+};
+
+describe('ListDecoder: shapes a server sends', () => {
+  it('decodes a compact list to what JSON.parse gives', () => {
+    const body = JSON.stringify(TRICKY);
+    expect(decode(body)).toEqual(JSON.parse(body));
+  });
+
+  it('decodes a pretty-printed list with CRLF and tabs', () => {
+    const body = JSON.stringify(TRICKY, null, '\t').replace(/\n/g, '\r\n') + '\r\n';
+    expect(decode(body)).toEqual(TRICKY);
+  });
+
+  it('reads metadata, kind and apiVersion wherever they are, after items too', () => {
+    const body = `{"items":[{"metadata":{"name":"a"}}],"apiVersion":"v1","metadata":{"resourceVersion":"5","continue":"c"},"kind":"PodList"}`;
+    expect(decode(body)).toEqual({
+      kind: 'PodList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '5', continue: 'c' },
+      items: [{ metadata: { name: 'a' } }],
+    });
+  });
+
+  it('keeps other top-level fields, scalars included', () => {
+    const body = `{"kind":"PodList","x":12.5e1,"y":true,"z":null,"w":"s","v":[1,{"a":[]}],"items":[]}`;
+    expect(decode(body)).toEqual(JSON.parse(body));
+  });
+
+  it('turns items: null into an empty array', () => {
+    expect(decode('{"kind":"PodList","metadata":{"resourceVersion":"9"},"items":null}')).toEqual({
+      kind: 'PodList',
+      metadata: { resourceVersion: '9' },
+      items: [],
+    });
+  });
+
+  it('turns a missing items of a *List kind into an empty array', () => {
+    expect(decode('{"kind":"PodList","metadata":{"resourceVersion":"9"}}')).toEqual({
+      kind: 'PodList',
+      metadata: { resourceVersion: '9' },
+      items: [],
+    });
+  });
+
+  it('decodes an empty items array in any spacing', () => {
+    expect(decode('{ "items" : [ ] , "kind" : "PodList" }')).toEqual({ kind: 'PodList', items: [] });
+  });
+});
+
+describe('ListDecoder: chunk boundaries', () => {
+  const body = Buffer.from(JSON.stringify(TRICKY, null, 1));
+  const expected = JSON.parse(body.toString('utf8')) as unknown;
+
+  it('decodes the same list for a split at every byte offset, UTF-8 characters and escapes included', () => {
+    for (let at = 0; at <= body.length; at++) expect(decode(body, [at])).toEqual(expected);
+  });
+
+  it('decodes the same list fed one byte at a time', () => {
+    const splits = Array.from({ length: body.length }, (_, i) => i);
+    expect(decode(body, splits)).toEqual(expected);
+  });
+
+  it('decodes any list to what JSON.parse gives, for any formatting and any chunking (property)', () => {
+    const tricky = fc.string({
+      unit: fc.constantFrom('{', '}', '[', ']', '"', '\\', ',', ':', ' ', 'a', 'ü', '😀', '\n', '\u0001'),
+    });
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof(
+        { depthSize: 'small' },
+        tricky,
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('v'), { maxLength: 4 }),
+        fc.dictionary(tricky, tie('v'), { maxKeys: 4 }),
+      ),
+    })).v;
+    const item = fc.dictionary(tricky, value, { maxKeys: 5 });
+    const list = fc.record(
+      {
+        kind: fc.constant('PodList'),
+        metadata: fc.record({ resourceVersion: fc.string(), continue: tricky }, { requiredKeys: [] }),
+        items: fc.array(item, { maxLength: 6 }),
+        extra: value,
+      },
+      { requiredKeys: ['items'] },
+    );
+    fc.assert(
+      fc.property(
+        list,
+        fc.constantFrom(0, 1, 2, '\t'),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (l, indent, cuts) => {
+          const bytes = Buffer.from(JSON.stringify(l, null, indent));
+          const got = decode(
+            bytes,
+            cuts.map((c) => c % (bytes.length + 1)),
+          );
+          expect(got).toEqual(JSON.parse(bytes.toString('utf8')));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('ListDecoder: bodies cut short', () => {
+  const body = JSON.stringify(TRICKY, null, 1);
+  const bytes = Buffer.from(body);
+  const last = bytes.lastIndexOf('}'.charCodeAt(0));
+
+  it('rejects every proper prefix of a list with ERR_LIST_TRUNCATED, never a partial list', () => {
+    for (let len = 1; len <= last; len++) {
+      const err = decodeError(bytes.subarray(0, len), [len >> 1]);
+      expect({ len, code: err.code }).toEqual({ len, code: ErrorCodes.LIST_TRUNCATED });
+      expect(err.details).toMatchObject({ bytes: len });
+    }
+  });
+
+  it('rejects an empty body with ERR_BAD_RESPONSE', () => {
+    expect(decodeError('').code).toBe(ErrorCodes.BAD_RESPONSE);
+  });
+
+  it('says how far it got', () => {
+    const body = '{"kind":"PodList","items":[{"a":1},{"b":';
+    expect(decodeError(body).message).toBe(
+      `the list response was cut short after ${body.length} bytes (1 items), before the end of the list`,
+    );
+  });
+});
+
+describe('ListDecoder: bodies that are not a list', () => {
+  it.each<[string, string, ErrorCode]>([
+    ['an HTML page', '<html><body>login</body></html>', ErrorCodes.BAD_RESPONSE],
+    ['a JSON array', '[{"metadata":{}}]', ErrorCodes.BAD_RESPONSE],
+    [
+      'an object without items that is not a *List',
+      '{"kind":"Pod","metadata":{"name":"x"}}',
+      ErrorCodes.BAD_RESPONSE,
+    ],
+    ['items that are a number', '{"kind":"PodList","items":5}', ErrorCodes.BAD_RESPONSE],
+    ['items that are an object', '{"kind":"PodList","items":{}}', ErrorCodes.BAD_RESPONSE],
+    ['items: nul', '{"kind":"PodList","items":nul}', ErrorCodes.BAD_RESPONSE],
+    ['an item that is not an object', '{"kind":"PodList","items":[1]}', ErrorCodes.BAD_RESPONSE],
+    ['an item that is not valid JSON', '{"kind":"PodList","items":[{"a":tru}]}', ErrorCodes.BAD_RESPONSE],
+    ['a trailing comma between items', '{"kind":"PodList","items":[{},]}', ErrorCodes.BAD_RESPONSE],
+    ['a trailing comma in the list', '{"kind":"PodList","items":[],}', ErrorCodes.BAD_RESPONSE],
+    ['a missing colon', '{"kind" "PodList","items":[]}', ErrorCodes.BAD_RESPONSE],
+    ['an unquoted key', '{kind:"PodList","items":[]}', ErrorCodes.BAD_RESPONSE],
+    ['data after the list', '{"kind":"PodList","items":[]} {}', ErrorCodes.BAD_RESPONSE],
+    ['a bad top-level value', '{"kind":PodList,"items":[]}', ErrorCodes.BAD_RESPONSE],
+    [
+      'a numeric continue token',
+      '{"kind":"PodList","metadata":{"continue":1},"items":[]}',
+      ErrorCodes.BAD_RESPONSE,
+    ],
+    ['metadata that is an array', '{"kind":"PodList","metadata":[],"items":[]}', ErrorCodes.BAD_RESPONSE],
+  ])('rejects %s with its code and an excerpt of the body', (_what, body, code) => {
+    const err = decodeError(body);
+    expect(err.code).toBe(code);
+    expect(err.details).toMatchObject({ bodyExcerpt: body.slice(0, 200) });
+  });
+
+  it('keeps the JSON.parse error of a bad item as the cause', () => {
+    const err = decodeError('{"kind":"PodList","items":[{"a":tru}]}');
+    expect(err.cause).toBeInstanceOf(SyntaxError);
+    expect(err.message).toBe('the list response is not valid JSON');
+  });
+
+  it(`accepts nesting up to ${MAX_OBJECT_DEPTH} levels and rejects one more`, () => {
+    // The list object is level 1, items level 2, an item level 3.
+    const prefix = '{"kind":"PodList","items":[{"a":';
+    const nested = (levels: number): string =>
+      `${prefix}${'['.repeat(levels - 3)}${']'.repeat(levels - 3)}}]}`;
+    expect(decode(nested(MAX_OBJECT_DEPTH))).toMatchObject({ items: [{ a: expect.any(Array) }] });
+    const err = decodeError(nested(MAX_OBJECT_DEPTH + 1));
+    expect(err.code).toBe(ErrorCodes.OBJECT_TOO_DEEP);
+    expect(err.message).toContain(`nested more than ${MAX_OBJECT_DEPTH} levels deep`);
+    // The offset is that of the bracket one level too deep: the last opening one.
+    const offset = prefix.length + MAX_OBJECT_DEPTH + 1 - 3 - 1;
+    expect(err.details).toMatchObject({ maxDepth: MAX_OBJECT_DEPTH, offset });
+  });
+});
+
+describe('ListDecoder: item size limit', () => {
+  const item = (bytes: number): string => `{"s":"${'x'.repeat(bytes - 8)}"}`;
+  const list = (itemBytes: number): string => `{"kind":"PodList","items":[{"a":1},${item(itemBytes)}]}`;
+
+  it('accepts an item exactly at the limit, in one chunk and across chunks', () => {
+    expect(decode(list(100), [], 100)).toMatchObject({ items: [{ a: 1 }, { s: expect.any(String) }] });
+    expect(decode(list(100), [40, 60, 80], 100)).toMatchObject({ items: [{}, { s: expect.any(String) }] });
+  });
+
+  it.each([
+    ['in one chunk', []],
+    ['across chunks', [40, 60, 80]],
+  ])('rejects an item one byte over the limit with ERR_LIST_ITEM_TOO_LARGE (%s)', (_how, splits) => {
+    const err = decodeError(list(101), splits, 100);
+    expect(err.code).toBe(ErrorCodes.LIST_ITEM_TOO_LARGE);
+    expect(err.message).toBe('the list response has an item (number 1) longer than 100 bytes');
+  });
+
+  it('stops as soon as a spanning item passes the limit, before the body ends', () => {
+    const d = new ListDecoder({ maxItemBytes: 1000 });
+    d.write(Buffer.from('{"kind":"PodList","items":[{"s":"'));
+    expect(() => d.write(Buffer.alloc(2000, 0x78))).toThrow(
+      expect.objectContaining({ code: ErrorCodes.LIST_ITEM_TOO_LARGE }),
+    );
+  });
+
+  it('bounds other top-level values too', () => {
+    const err = decodeError(`{"kind":"PodList","junk":"${'x'.repeat(200)}","items":[]}`, [50], 100);
+    expect(err.code).toBe(ErrorCodes.LIST_ITEM_TOO_LARGE);
+    expect(err.message).toContain('value of junk');
+  });
+
+  it('defaults to 16 MiB and refuses a limit that is not a positive integer', () => {
+    expect(DEFAULT_MAX_LIST_ITEM_BYTES).toBe(16 * 1024 * 1024);
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => new ListDecoder({ maxItemBytes: bad })).toThrow(
+        expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
+      );
+    }
+  });
+});

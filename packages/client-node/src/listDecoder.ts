@@ -1,0 +1,439 @@
+import { constants as bufferConstants } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
+import {
+  ErrorCodes,
+  KinformerError,
+  MAX_OBJECT_DEPTH,
+  objectTooDeepError,
+  type KubeList,
+} from '@kinformer/core';
+import { streamBody } from './httpRequest.js';
+import { excerpt } from './responseError.js';
+
+/** Longest single list item (one object's JSON) accepted by default, in bytes: 16 MiB, as a watch line. */
+export const DEFAULT_MAX_LIST_ITEM_BYTES = 16 * 1024 * 1024;
+/** Bytes of the body's start kept for error excerpts. */
+const HEAD_BYTES = 1000;
+
+/** Options for {@link ListDecoder} and {@link readList}. */
+export interface ListDecoderOptions {
+  /** Longest item (and longest other top-level value) accepted, in bytes. Default {@link DEFAULT_MAX_LIST_ITEM_BYTES}. */
+  maxItemBytes?: number;
+  /** Context for errors (resource, verb). Never credentials. */
+  details?: Record<string, unknown>;
+  /** The answer's HTTP status, put on errors. */
+  httpStatus?: number;
+  /** What the list is of, for messages (`pods.v1`). */
+  what?: string;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+/** True for JSON whitespace. */
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/**
+ * Where the top-level scanner is. Numbers, not strings, because every byte between values is
+ * switched on; the scanner moves between them only in {@link ListDecoder.write}.
+ */
+const Mode = {
+  /** Before the opening `{` of the list. */
+  start: 0,
+  /** After `{` or `,` of the list object: a key (or, right after `{`, the closing `}`). */
+  key: 1,
+  /** After a key: the `:`. */
+  colon: 2,
+  /** After `:`: a top-level value. */
+  value: 3,
+  /** After a top-level value: `,` or `}`. */
+  afterValue: 4,
+  /** After `[` of items or `,` between items: an item (or, right after `[`, the closing `]`). */
+  item: 5,
+  /** After an item: `,` or `]`. */
+  afterItem: 6,
+  /** Inside a value being collected (a key, a top-level value or an item). */
+  inValue: 7,
+  /** After the list's closing `}`: only whitespace may follow. */
+  done: 8,
+} as const;
+type Mode = (typeof Mode)[keyof typeof Mode];
+
+/** What the value being collected is. */
+type Collecting = 'key' | 'value' | 'item' | 'null-items';
+
+/**
+ * A streaming decoder of a Kubernetes LIST body (`{"kind":…,"metadata":{…},"items":[…]}`): bytes go
+ * in as they arrive ({@link write}), each element of `items` is found at the byte level (strings,
+ * escapes and nesting respected) and parsed alone (`JSON.parse` of that item's bytes), so neither the
+ * whole body nor a string of it is ever held; only the item being collected is. `metadata`, `kind`
+ * and `apiVersion` are parsed from their own bytes, wherever they are in the object.
+ *
+ * Accepts any valid JSON layout (pretty-printed, `metadata` before or after `items`, UTF-8 split
+ * across chunks: an item is decoded from its collected bytes). `items: null` is `[]`; a missing
+ * `items` is `[]` when `kind` ends in `List`, else the body is not a list.
+ *
+ * Errors (`KinformerError`): `ERR_LIST_TRUNCATED` when {@link end} comes before the list's closing
+ * `}`; `ERR_LIST_ITEM_TOO_LARGE` when one item (or other top-level value) is longer than
+ * `maxItemBytes` or than a V8 string can be; `ERR_OBJECT_TOO_DEEP` when the body is nested deeper than
+ * `MAX_OBJECT_DEPTH` (counting the list object itself); `ERR_BAD_RESPONSE` when the body is not JSON, not a JSON
+ * object, not a list (`items` neither an array nor null, an item not an object, `metadata` not an
+ * object, `metadata.continue` not a string). After an error the decoder is unusable.
+ */
+export class ListDecoder<T> {
+  /** The items parsed so far, in order. {@link end} hands this very array over. */
+  private items: T[] = [];
+  private sawItems = false;
+  private readonly top: Record<string, unknown> = {};
+  private mode: Mode = Mode.start;
+  /** Right after `{` or `[`: a closing bracket may follow (not after a `,`). */
+  private first = false;
+  private collecting: Collecting = 'key';
+  private key = '';
+  /** Where the value being collected starts in the current chunk; -1 when it began in an earlier one. */
+  private start = -1;
+  /** Bytes of the value being collected from earlier chunks (it spans chunks). */
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  // The value scanner's state, kept across chunks.
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private scalar = false;
+  private total = 0;
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
+  private readonly maxItemBytes: number;
+  private readonly options: ListDecoderOptions;
+
+  constructor(options: ListDecoderOptions = {}) {
+    const max = options.maxItemBytes ?? DEFAULT_MAX_LIST_ITEM_BYTES;
+    if (!Number.isSafeInteger(max) || max <= 0) {
+      throw new KinformerError(
+        ErrorCodes.INVALID_OPTION,
+        `maxItemBytes must be a positive integer, not ${String(max)}`,
+      );
+    }
+    // A UTF-8 byte is at most one UTF-16 unit, so this many bytes always fit in one string.
+    this.maxItemBytes = Math.min(max, bufferConstants.MAX_STRING_LENGTH);
+    this.options = options;
+  }
+
+  /** Bytes written so far. */
+  get bytes(): number {
+    return this.total;
+  }
+
+  /** Items parsed so far. */
+  get itemCount(): number {
+    return this.items.length;
+  }
+
+  /** Feeds the next chunk of the body. Throws a `KinformerError` when the body cannot be a list. */
+  write(buf: Buffer): void {
+    if (this.headBytes < HEAD_BYTES) {
+      const keep = Buffer.from(buf.subarray(0, HEAD_BYTES - this.headBytes));
+      this.head.push(keep);
+      this.headBytes += keep.length;
+    }
+    const base = this.total;
+    this.total += buf.length;
+    const n = buf.length;
+    let i = 0;
+    while (i < n) {
+      if (this.mode === Mode.inValue) {
+        const end = this.scan(buf, i, n, base);
+        if (end < 0) {
+          this.keepPart(buf, base + n);
+          return;
+        }
+        this.finishValue(buf, end, base + end);
+        i = end;
+        continue;
+      }
+      const c = buf[i] as number;
+      if (isSpace(c)) {
+        i++;
+        continue;
+      }
+      switch (this.mode) {
+        case Mode.start:
+          if (c !== OPEN_BRACE) throw this.bad('is not a JSON object', base + i);
+          this.mode = Mode.key;
+          this.first = true;
+          i++;
+          break;
+        case Mode.key:
+          if (c === CLOSE_BRACE && this.first) {
+            this.mode = Mode.done;
+            i++;
+          } else if (c === QUOTE) i = this.begin('key', c, i);
+          else throw this.bad('is not valid JSON (expected a key)', base + i);
+          break;
+        case Mode.colon:
+          if (c !== COLON) throw this.bad('is not valid JSON (expected ":")', base + i);
+          this.mode = Mode.value;
+          i++;
+          break;
+        case Mode.value:
+          if (this.key !== 'items') i = this.begin('value', c, i);
+          else if (c === OPEN_BRACKET) {
+            this.items = [];
+            this.sawItems = true;
+            this.mode = Mode.item;
+            this.first = true;
+            i++;
+          } else if (c === 0x6e /* n */) i = this.begin('null-items', c, i);
+          else throw this.bad('is not a list (items is not an array)', base + i);
+          break;
+        case Mode.afterValue:
+          if (c === COMMA) {
+            this.mode = Mode.key;
+            this.first = false;
+          } else if (c === CLOSE_BRACE) this.mode = Mode.done;
+          else throw this.bad('is not valid JSON (expected "," or "}")', base + i);
+          i++;
+          break;
+        case Mode.item:
+          if (c === CLOSE_BRACKET && this.first) {
+            this.mode = Mode.afterValue;
+            i++;
+          } else if (c === OPEN_BRACE) i = this.begin('item', c, i);
+          else throw this.bad('is not a list (an item is not an object)', base + i);
+          break;
+        case Mode.afterItem:
+          if (c === COMMA) {
+            this.mode = Mode.item;
+            this.first = false;
+          } else if (c === CLOSE_BRACKET) this.mode = Mode.afterValue;
+          else throw this.bad('is not valid JSON (expected "," or "]" between items)', base + i);
+          i++;
+          break;
+        case Mode.done:
+          throw this.bad('is not valid JSON (data after the list)', base + i);
+      }
+    }
+    // A value that began at this chunk's last bytes, before any scanning.
+    if (this.mode === Mode.inValue && this.start >= 0) this.keepPart(buf, base + n);
+  }
+
+  /**
+   * The end of the body: the list, whose `items` are the parsed objects themselves (the caller owns
+   * the array). Throws `ERR_LIST_TRUNCATED` when the body stopped before the list was complete.
+   */
+  end(): KubeList<T> {
+    if (this.mode !== Mode.done) {
+      if (this.total === 0) throw this.bad('is empty', 0);
+      throw this.error(
+        ErrorCodes.LIST_TRUNCATED,
+        `was cut short after ${this.total} bytes (${this.items.length} items), before the end of the list`,
+        this.total,
+      );
+    }
+    const top = this.top;
+    if (!this.sawItems && !(typeof top.kind === 'string' && top.kind.endsWith('List'))) {
+      throw this.bad('is not a list (no items array)', this.total);
+    }
+    const metadata = top.metadata;
+    if (metadata !== undefined && metadata !== null) {
+      if (typeof metadata !== 'object' || Array.isArray(metadata)) {
+        throw this.bad('is not a list (metadata is not an object)', this.total);
+      }
+      const meta = metadata as Record<string, unknown>;
+      if (meta.continue !== undefined && typeof meta.continue !== 'string') {
+        throw this.bad('has a metadata.continue that is not a string', this.total);
+      }
+    }
+    top.items = this.items;
+    return top as unknown as KubeList<T>;
+  }
+
+  /** Starts collecting a value whose first byte `c` is at `i`; returns where scanning goes on. */
+  private begin(what: Collecting, c: number, i: number): number {
+    this.collecting = what;
+    this.mode = Mode.inValue;
+    this.start = i;
+    this.depth = 0;
+    this.inString = false;
+    this.escaped = false;
+    this.scalar = false;
+    if (c === QUOTE) {
+      this.inString = true;
+      return i + 1;
+    }
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      this.depth = 1;
+      return i + 1;
+    }
+    this.scalar = true;
+    return i;
+  }
+
+  /**
+   * Scans the value being collected from `i`; returns the index just after its last byte, or -1 when
+   * it goes on past this chunk. The hot path: one pass over the bytes, no allocation, strings skipped
+   * in a tight loop (bytes of multi-byte UTF-8 characters are all >= 0x80, so never structural).
+   */
+  private scan(buf: Buffer, i: number, n: number, base: number): number {
+    if (this.scalar) {
+      while (i < n) {
+        const c = buf[i] as number;
+        if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c)) return i;
+        i++;
+      }
+      return -1;
+    }
+    let depth = this.depth;
+    let inString = this.inString;
+    if (this.escaped) {
+      // The previous chunk ended in a backslash: this chunk's first byte is escaped.
+      this.escaped = false;
+      i++;
+    }
+    // Items sit at depth 3 (list object, items array, item); other top-level values at depth 2.
+    const maxDepth = MAX_OBJECT_DEPTH - 2;
+    while (i < n) {
+      if (inString) {
+        let c = 0;
+        while (i < n) {
+          c = buf[i] as number;
+          if (c === QUOTE) break;
+          i += c === BACKSLASH ? 2 : 1;
+        }
+        if (i >= n) {
+          this.escaped = i > n;
+          break;
+        }
+        i++;
+        inString = false;
+        if (depth === 0) break;
+        continue;
+      }
+      const c = buf[i++] as number;
+      if (c === QUOTE) inString = true;
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        if (++depth > maxDepth) throw this.tooDeep(base + i - 1);
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+        if (--depth === 0) break;
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    return depth === 0 && !inString && i <= n ? i : -1;
+  }
+
+  /** Keeps the rest of the chunk (from the value's start) for a value that goes on in the next chunk. */
+  private keepPart(buf: Buffer, offset: number): void {
+    const part = this.start < 0 ? buf : buf.subarray(this.start);
+    this.start = -1;
+    this.partBytes += part.length;
+    this.checkSize(offset);
+    if (part.length > 0) this.parts.push(part);
+  }
+
+  private checkSize(offset: number): void {
+    if (this.partBytes <= this.maxItemBytes) return;
+    const what = this.collecting === 'item' ? `item (number ${this.items.length})` : `value of ${this.key}`;
+    throw this.error(
+      ErrorCodes.LIST_ITEM_TOO_LARGE,
+      `has an ${what} longer than ${this.maxItemBytes} bytes`,
+      offset,
+    );
+  }
+
+  /** The value being collected ended at `end` (exclusive) in `buf`: decode it and move on. */
+  private finishValue(buf: Buffer, end: number, offset: number): void {
+    let text: string;
+    if (this.start >= 0) {
+      this.partBytes = end - this.start;
+      this.checkSize(offset);
+      text = buf.toString('utf8', this.start, end);
+    } else {
+      this.parts.push(buf.subarray(0, end));
+      this.partBytes += end;
+      this.checkSize(offset);
+      text = Buffer.concat(this.parts, this.partBytes).toString('utf8');
+      this.parts = [];
+    }
+    this.partBytes = 0;
+    this.start = -1;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (cause) {
+      throw this.bad('is not valid JSON', offset, cause);
+    }
+    switch (this.collecting) {
+      case 'key':
+        this.key = value as string;
+        this.mode = Mode.colon;
+        return;
+      case 'item':
+        this.items.push(value as T);
+        this.mode = Mode.afterItem;
+        return;
+      case 'null-items':
+        if (value !== null) throw this.bad('is not a list (items is not an array)', offset);
+        this.items = [];
+        this.sawItems = true;
+        this.mode = Mode.afterValue;
+        return;
+      case 'value':
+        this.top[this.key] = value;
+        this.mode = Mode.afterValue;
+        return;
+    }
+  }
+
+  private bad(what: string, offset: number, cause?: unknown): KinformerError {
+    return this.error(ErrorCodes.BAD_RESPONSE, what, offset, cause);
+  }
+
+  private tooDeep(offset: number): KinformerError {
+    return objectTooDeepError(`the list response${this.named()}`, this.details(offset));
+  }
+
+  private named(): string {
+    return this.options.what ? ` of ${this.options.what}` : '';
+  }
+
+  /** Context for errors: the caller's details, how far the body got, and an excerpt of its start. */
+  private details(offset = this.total): Record<string, unknown> {
+    const head = Buffer.concat(this.head, this.headBytes).toString('utf8');
+    return { ...this.options.details, bytes: this.total, offset, bodyExcerpt: excerpt(head) };
+  }
+
+  private error(code: KinformerError['code'], what: string, offset: number, cause?: unknown): KinformerError {
+    const { httpStatus } = this.options;
+    return new KinformerError(code, `the list response${this.named()} ${what}`, {
+      ...(cause === undefined ? {} : { cause }),
+      ...(httpStatus === undefined ? {} : { httpStatus }),
+      details: this.details(offset),
+    });
+  }
+}
+
+/**
+ * Decodes a LIST response body as it arrives with a {@link ListDecoder}: resolves with the list and
+ * the body's length in bytes once the body is complete. Rejects with the decoder's errors (the response is destroyed at once), with
+ * `ERR_ABORTED` when `signal` aborts, and with `ERR_CONNECTION` when the connection breaks mid-body.
+ */
+export function readList<T>(
+  res: IncomingMessage,
+  signal: AbortSignal,
+  options: ListDecoderOptions = {},
+): Promise<{ list: KubeList<T>; bytes: number }> {
+  const decoder = new ListDecoder<T>(options);
+  return streamBody(res, signal, options.details ?? {}, {
+    write: (chunk) => decoder.write(chunk),
+    end: () => ({ list: decoder.end(), bytes: decoder.bytes }),
+  });
+}
