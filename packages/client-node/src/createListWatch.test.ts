@@ -89,6 +89,18 @@ async function waitFor(cond: () => boolean, what: string, timeoutMs = 5000): Pro
   }
 }
 
+/** A handler that answers 200 with `body` in chunks of `size` bytes, yielding to the event loop now and then. */
+function inChunks(body: Buffer, size: number): Handler {
+  return async (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    for (let o = 0; o < body.length; o += size) {
+      res.write(body.subarray(o, o + size));
+      if (o % (size * 100) === 0) await new Promise((r) => setImmediate(r));
+    }
+    res.end();
+  };
+}
+
 async function rejection(p: Promise<unknown>): Promise<KinformerError> {
   try {
     await p;
@@ -420,14 +432,7 @@ describe('createListWatch: list', () => {
       })),
     };
     const body = Buffer.from(`${JSON.stringify(list)}\n`);
-    server.handler = async (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      for (let o = 0; o < body.length; o += 7) {
-        res.write(body.subarray(o, o + 7));
-        if (o % 700 === 0) await new Promise((r) => setImmediate(r));
-      }
-      res.end();
-    };
+    server.handler = inChunks(body, 7);
     const got = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list(
       { limit: 50 },
       ctx(),
@@ -478,14 +483,7 @@ describe('createListWatch: list', () => {
       apiVersion: 'v1',
     };
     const body = Buffer.from(JSON.stringify(list, null, 2));
-    server.handler = async (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      for (let o = 0; o < body.length; o += 13) {
-        res.write(body.subarray(o, o + 13));
-        if (o % 130 === 0) await new Promise((r) => setImmediate(r));
-      }
-      res.end();
-    };
+    server.handler = inChunks(body, 13);
     const got = await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).list(
       {},
       ctx(),
