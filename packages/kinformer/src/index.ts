@@ -109,13 +109,7 @@ export type {
   SyncAllInfo,
   TransformFunc,
 } from '@kinformer/delta-fifo';
-export {
-  DEFAULT_BATCH_SIZE,
-  DeltaFIFO,
-  RealFIFO,
-  RequeueError,
-  isObjectDelta,
-} from '@kinformer/delta-fifo';
+export { DEFAULT_BATCH_SIZE, DeltaFIFO, RealFIFO, RequeueError, isObjectDelta } from '@kinformer/delta-fifo';
 export type {
   ExpectedType,
   ListFunc,
