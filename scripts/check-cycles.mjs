@@ -109,23 +109,7 @@ for (const [file, targets] of edges) {
   }
 }
 
-/**
- * Cycles known and being removed; each entry goes when its cycle does (the script says so). The
- * reflector's type-only cycle goes with the reflector split (issue 14).
- */
-const allowed = new Set([
-  'packages/reflector/src/reflector.ts <-> packages/reflector/src/watchErrorHandler.ts',
-]);
-
-const fileCycles = cycles(edges).filter((c) => {
-  const name = c.join(' <-> ');
-  if (!allowed.has(name)) return true;
-  allowed.delete(name);
-  console.warn(`known import cycle (allowed for now): ${name}`);
-  return false;
-});
-for (const name of allowed)
-  console.warn(`allowed cycle ${name} is gone: remove it from scripts/check-cycles.mjs`);
+const fileCycles = cycles(edges);
 const packageCycles = cycles(new Map([...packageGraph].map(([k, v]) => [k, [...v]])));
 for (const c of fileCycles) console.error(`import cycle between files: ${c.join(' <-> ')}`);
 for (const c of packageCycles) console.error(`import cycle between packages: ${c.join(' <-> ')}`);
