@@ -140,12 +140,15 @@ export {
 export type {
   ApiErrorOptions,
   ApiResource,
+  ListDecoderOptions,
   ListWatchOptions,
   WatchEventStreamOptions,
   WatchStreamSummary,
 } from '@kinformer/client-node';
 export {
+  DEFAULT_MAX_LIST_ITEM_BYTES,
   DEFAULT_MAX_WATCH_LINE_BYTES,
+  ListDecoder,
   WatchEventStream,
   apiError,
   collectionPath,
