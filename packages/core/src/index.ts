@@ -1,3 +1,4 @@
+import './nodeVersionCheck.js'; // first: fails with one line on a too-old Node, before anything else loads
 export type {
   GroupVersionResource,
   KubeList,
