@@ -86,6 +86,17 @@ export interface FakeApiServerOptions {
    * watcher (`faults.stallWatches`) counts as slow.
    */
   slowConsumers?: SlowConsumerLimit;
+  /**
+   * Graceful pod deletion, as kube-apiserver and a kubelet do it (default false: pods are deleted at
+   * once, with one DELETED event, like any object without finalizers). When true, a DELETE of a
+   * scheduled pod (`spec.nodeName` set, not `Succeeded`/`Failed`) sets `deletionTimestamp` = now +
+   * grace and `deletionGracePeriodSeconds` (the request's `gracePeriodSeconds`, else
+   * `spec.terminationGracePeriodSeconds`, else 30): a MODIFIED event; when the grace period has
+   * passed on `clock` (or at {@link FakeApiServer.finishGracefulDeletions}) it is deleted with grace
+   * 0, as its kubelet would. Every other pod DELETE is, as on a real server, a MODIFIED (with
+   * `deletionTimestamp`, grace 0) and then the DELETED.
+   */
+  gracefulPodDeletion?: boolean;
   logger?: Logger;
   /** Keep {@link FakeApiServer.requests} (default true). */
   recordRequests?: boolean;
@@ -119,6 +130,8 @@ export interface InProcessPatchOptions {
 export interface InProcessDeleteOptions {
   namespace?: string;
   preconditions?: DeletePreconditions;
+  /** `DeleteOptions.gracePeriodSeconds` (pods: 0 deletes at once; default the pod's own). */
+  gracePeriodSeconds?: number;
 }
 
 /**
@@ -178,6 +191,7 @@ export class FakeApiServer implements WatchHost {
       historySize: options.historySize ?? 10_000,
       initialResourceVersion: options.initialResourceVersion ?? 1,
       clock: this.#clock,
+      gracefulPods: options.gracefulPodDeletion ?? false,
     });
     this.timing = {
       clock: this.#clock,
@@ -433,7 +447,18 @@ export class FakeApiServer implements WatchHost {
   ): Stored<T> {
     const type = this.#registry.resolve(resource);
     const [ns, name] = this.#split(type, nameOrKey, options.namespace);
-    return this.store.delete(type, ns, name, options.preconditions).entry.toObject<Stored<T>>();
+    const behaviour =
+      options.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: options.gracePeriodSeconds };
+    return this.store.delete(type, ns, name, options.preconditions, behaviour).entry.toObject<Stored<T>>();
+  }
+
+  /**
+   * Ends every graceful pod deletion under way now, as if each grace period had passed (the pods
+   * go, with a DELETED event, unless finalizers hold them). With a `FakeClock`, advancing it does
+   * the same at each pod's `deletionTimestamp`.
+   */
+  finishGracefulDeletions(): void {
+    this.store.finishTerminations();
   }
 
   /** Copies of the stored objects of a type (in one namespace, if given), in key order. */
@@ -457,6 +482,7 @@ export class FakeApiServer implements WatchHost {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.faults.reset();
+      this.store.cancelTerminations();
       const closed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
       await this.#closeConnections(true);
       await closed;

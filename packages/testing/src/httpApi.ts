@@ -4,6 +4,7 @@ import { ErrorCodes, KinformerError, parseFieldSelector, type Clock, type Logger
 import { parseApiPath, verbOf, type ApiPath } from './apiPath.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FakeApiServerFaults, RequestVerb } from './faults.js';
+import type { DeleteBehaviour } from './gracefulDeletion.js';
 import { serveList } from './listHandler.js';
 import {
   decodeListOptions,
@@ -215,12 +216,13 @@ export class HttpApi {
         return;
       }
       case 'delete': {
-        const preconditions = deletePreconditions(await readBody(req));
+        const { preconditions, behaviour } = deleteOptions(await readBody(req), params);
         const { entry, deleted } = ctx.store.delete(
           path.type,
           path.namespace ?? '',
           path.name!,
           preconditions,
+          behaviour,
         );
         if (deleted && !path.type.returnDeletedObject) {
           const status = makeStatus({
@@ -357,13 +359,29 @@ export class HttpApi {
   }
 }
 
-function deletePreconditions(raw: string): DeletePreconditions {
-  if (raw.trim() === '') return {};
-  const options = parseJsonBody(raw);
-  const pre = (options as { preconditions?: { uid?: unknown; resourceVersion?: unknown } } | null)
-    ?.preconditions;
-  const out: DeletePreconditions = {};
-  if (typeof pre?.uid === 'string') out.uid = pre.uid;
-  if (typeof pre?.resourceVersion === 'string') out.resourceVersion = pre.resourceVersion;
-  return out;
+/**
+ * `DeleteOptions` from the body, or (without a body) from the query, as handlers/delete.go reads
+ * them: the preconditions and `gracePeriodSeconds`.
+ */
+function deleteOptions(
+  raw: string,
+  params: URLSearchParams,
+): { preconditions: DeletePreconditions; behaviour: DeleteBehaviour } {
+  const preconditions: DeletePreconditions = {};
+  const behaviour: DeleteBehaviour = {};
+  if (raw.trim() === '') {
+    const grace = params.get('gracePeriodSeconds');
+    if (grace !== null && /^[+-]?\d+$/.test(grace)) behaviour.gracePeriodSeconds = Number(grace);
+    return { preconditions, behaviour };
+  }
+  const options = parseJsonBody(raw) as {
+    preconditions?: { uid?: unknown; resourceVersion?: unknown };
+    gracePeriodSeconds?: unknown;
+  } | null;
+  const pre = options?.preconditions;
+  if (typeof pre?.uid === 'string') preconditions.uid = pre.uid;
+  if (typeof pre?.resourceVersion === 'string') preconditions.resourceVersion = pre.resourceVersion;
+  if (typeof options?.gracePeriodSeconds === 'number')
+    behaviour.gracePeriodSeconds = options.gracePeriodSeconds;
+  return { preconditions, behaviour };
 }

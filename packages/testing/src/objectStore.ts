@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, Timer } from '@kinformer/core';
+import { planDeletion, shouldDeleteDuringUpdate, type DeleteBehaviour } from './gracefulDeletion.js';
 import { EventHistory, HistoryEvent, type StoredEventType } from './eventHistory.js';
 import type { JsonObject } from './fieldSets.js';
 import { applyJsonPatch, applyMergePatch, PatchError, type PatchType } from './patch.js';
@@ -17,6 +18,7 @@ import {
   statusError,
 } from './statusErrors.js';
 import { StoredEntry, type StoredObject } from './storedEntry.js';
+import { asBody, buildMeta, isEmpty, normalize, randomSuffix, rec, rfc3339, text } from './storedForm.js';
 
 /** Receives every write to one resource type, in revision order (a watcher). */
 export interface EventSink {
@@ -87,6 +89,8 @@ export interface ObjectStoreOptions {
   historySize: number;
   initialResourceVersion: number;
   clock: Clock;
+  /** Emulate graceful deletion of pods (the pod strategy's grace period and the kubelet's final delete). */
+  gracefulPods: boolean;
 }
 
 interface RevisionWaiter {
@@ -95,101 +99,7 @@ interface RevisionWaiter {
   timer: Timer | undefined;
 }
 
-const META_ORDER = [
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-] as const;
-const META_KEYS: ReadonlySet<string> = new Set(META_ORDER);
 const SNAPSHOT_CACHE_SIZE = 4;
-const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-
-function rec(value: unknown): JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function isEmpty(value: unknown): boolean {
-  if (value === undefined || value === null) return true;
-  if (Array.isArray(value)) return value.length === 0;
-  return typeof value === 'object' && Object.keys(value).length === 0;
-}
-
-/** `metadata` in the Go struct's key order, `forced` fields overriding `source`, empty fields omitted. */
-function buildMeta(source: JsonObject, forced: JsonObject): JsonObject {
-  const merged: JsonObject = { ...source, ...forced };
-  const out: JsonObject = {};
-  for (const key of META_ORDER) {
-    const value = merged[key];
-    if (value === undefined || value === '' || (key !== 'generation' && isEmpty(value))) continue;
-    out[key] = value;
-  }
-  for (const key of Object.keys(merged))
-    if (!META_KEYS.has(key) && merged[key] !== undefined) out[key] = merged[key];
-  return out;
-}
-
-let lastSecond = Number.NaN;
-let lastTimestamp = '';
-
-/** RFC 3339 with second precision, as `metav1.Time` serialises. */
-export function rfc3339(ms: number): string {
-  const second = Math.floor(ms / 1000);
-  if (second !== lastSecond) {
-    lastSecond = second;
-    lastTimestamp = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  }
-  return lastTimestamp;
-}
-
-const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
-
-/** `metav1.MicroTime` format (microseconds, `Z`). */
-function microTime(value: unknown): unknown {
-  if (typeof value !== 'string' || MICRO_TIME.test(value)) return value;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? value : new Date(ms).toISOString().replace(/Z$/, '000Z');
-}
-
-/** The stored form: no `kind`/`apiVersion`, `metadata` first; lease times re-serialised as MicroTime. */
-function normalize(type: ResourceType, obj: JsonObject, meta: JsonObject): StoredObject {
-  const { kind: _kind, apiVersion: _apiVersion, metadata: _metadata, ...rest } = obj;
-  const out: StoredObject = { metadata: meta, ...rest };
-  if (
-    type.resource === 'leases' &&
-    type.group === 'coordination.k8s.io' &&
-    typeof out.spec === 'object' &&
-    out.spec !== null
-  ) {
-    const spec = { ...(out.spec as JsonObject) };
-    if (spec.acquireTime !== undefined) spec.acquireTime = microTime(spec.acquireTime);
-    if (spec.renewTime !== undefined) spec.renewTime = microTime(spec.renewTime);
-    out.spec = spec;
-  }
-  return out;
-}
-
-function asBody(body: unknown): JsonObject {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequestError('the body of the request was not a JSON object');
-  }
-  return body as JsonObject;
-}
 
 /**
  * The fake's storage: one global revision counter, every object of every type, the bounded event
@@ -207,12 +117,15 @@ export class ObjectStore {
   readonly #tables = new Map<ResourceType, ResourceTable>();
   readonly #snapshots: HistoricalSnapshot[] = [];
   readonly #waiters = new Set<RevisionWaiter>();
+  readonly #terminations = new Map<string, { run: () => void; timer: Timer }>();
+  readonly #gracefulPods: boolean;
   #rev: number;
   #compactedRV: number;
 
   constructor(options: ObjectStoreOptions) {
     this.history = new EventHistory(options.historySize);
     this.#clock = options.clock;
+    this.#gracefulPods = options.gracefulPods;
     this.#rev = Math.max(1, Math.floor(options.initialResourceVersion));
     this.#compactedRV = this.#rev;
   }
@@ -496,7 +409,7 @@ export class ObjectStore {
     const rev = ++this.#rev;
     candidate.metadata.resourceVersion = String(rev);
     const entry = new StoredEntry(type, namespace, name, candidate, rev);
-    if (candidate.metadata.deletionTimestamp !== undefined && isEmpty(candidate.metadata.finalizers)) {
+    if (shouldDeleteDuringUpdate(oldMeta, candidate.metadata.finalizers)) {
       table.remove(existing.key);
       this.#commit(table, 'DELETED', existing.withResourceVersion(rev), existing);
       return entry;
@@ -541,15 +454,20 @@ export class ObjectStore {
   }
 
   /**
-   * Deletes an object (DELETE). With finalizers it only gets a deletionTimestamp (a MODIFIED event)
-   * and `deleted` is false; otherwise it is removed (a DELETED event carrying the delete's revision)
-   * and `entry` is its last state. Preconditions that do not hold give 409 Conflict.
+   * Deletes an object (DELETE), as kube-apiserver's registry does (see {@link planDeletion}): an
+   * object with finalizers, or a pod deleted gracefully (with `gracefulPods`), first gets
+   * `metadata.deletionTimestamp` and `deletionGracePeriodSeconds` (a MODIFIED event) and `deleted` is
+   * false; otherwise it is removed (a DELETED event carrying the delete's revision) and `entry` is its
+   * last state. A pod with a grace period > 0 is deleted (with grace 0, as its kubelet would) when the
+   * period has passed on the clock, or by {@link finishTerminations}. Preconditions that do not hold
+   * give 409 Conflict.
    */
   delete(
     type: ResourceType,
     namespace: string,
     name: string,
     preconditions: DeletePreconditions = {},
+    behaviour: DeleteBehaviour = {},
   ): { entry: StoredEntry; deleted: boolean } {
     const table = this.table(type);
     const existing = this.get(type, namespace, name);
@@ -572,31 +490,59 @@ export class ObjectStore {
         `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${existing.rev}). The object might have been modified`,
       );
     }
-    if (!isEmpty(meta.finalizers)) {
-      if (meta.deletionTimestamp !== undefined) return { entry: existing, deleted: false };
-      const rev = ++this.#rev;
-      const obj: StoredObject = {
-        ...existing.obj,
-        metadata: buildMeta(meta, {
-          resourceVersion: String(rev),
-          deletionTimestamp: rfc3339(this.#clock.now()),
-          deletionGracePeriodSeconds: 0,
-        }),
-      };
-      const entry = new StoredEntry(type, existing.namespace, name, obj, rev);
-      table.put(entry);
-      this.#commit(table, 'MODIFIED', entry, existing);
-      return { entry, deleted: false };
+    const graceful = this.#gracefulPods && type.group === '' && type.resource === 'pods';
+    const plan = planDeletion(existing.obj, behaviour, this.#clock.now(), graceful);
+    if (plan.kind === 'pending') return { entry: existing, deleted: false };
+    let last = existing;
+    if (plan.kind === 'mark') {
+      const obj: StoredObject = { ...existing.obj, metadata: buildMeta(plan.metadata, {}) };
+      if (JSON.stringify(obj) !== existing.json()) {
+        const rev = ++this.#rev;
+        obj.metadata.resourceVersion = String(rev);
+        last = new StoredEntry(type, existing.namespace, name, obj, rev);
+        table.put(last);
+        this.#commit(table, 'MODIFIED', last, existing);
+      }
+      if (!plan.thenDelete) {
+        if (plan.graceSeconds > 0) this.#scheduleTermination(last, plan.graceSeconds);
+        return { entry: last, deleted: false };
+      }
     }
     const rev = ++this.#rev;
-    table.remove(existing.key);
-    this.#commit(table, 'DELETED', existing.withResourceVersion(rev), existing);
-    return { entry: existing, deleted: true };
+    table.remove(last.key);
+    this.#commit(table, 'DELETED', last.withResourceVersion(rev), last);
+    return { entry: last, deleted: true };
   }
-}
 
-function randomSuffix(): string {
-  let out = '';
-  for (let i = 0; i < 5; i++) out += NAME_ALPHABET[Math.floor(Math.random() * NAME_ALPHABET.length)];
-  return out;
+  /** The kubelet's part of a graceful pod deletion: after the grace period, delete with grace 0. */
+  #scheduleTermination(entry: StoredEntry, graceSeconds: number): void {
+    const id = `${entry.type.apiVersion}/${entry.type.resource}/${entry.key}`;
+    this.#terminations.get(id)?.timer.cancel();
+    const uid = entry.obj.metadata.uid;
+    const run = (): void => {
+      this.#terminations.delete(id);
+      const current = this.find(entry.type, entry.namespace, entry.name);
+      if (
+        current !== undefined &&
+        current.obj.metadata.uid === uid &&
+        current.obj.metadata.deletionTimestamp !== undefined
+      )
+        this.delete(entry.type, entry.namespace, entry.name, {}, { gracePeriodSeconds: 0 });
+    };
+    this.#terminations.set(id, { run, timer: this.#clock.setTimeout(run, graceSeconds * 1000) });
+  }
+
+  /** Runs every pending graceful pod deletion now, as if every grace period had passed. */
+  finishTerminations(): void {
+    for (const { run, timer } of [...this.#terminations.values()]) {
+      timer.cancel();
+      run();
+    }
+  }
+
+  /** Forgets pending graceful deletions (the pods stay as they are). */
+  cancelTerminations(): void {
+    for (const { timer } of this.#terminations.values()) timer.cancel();
+    this.#terminations.clear();
+  }
 }
