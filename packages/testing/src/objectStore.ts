@@ -18,7 +18,7 @@ import {
   statusError,
 } from './statusErrors.js';
 import { StoredEntry, type StoredObject } from './storedEntry.js';
-import { asBody, buildMeta, isEmpty, normalize, randomSuffix, rec, rfc3339, text } from './storedForm.js';
+import { asBody, buildMeta, normalize, randomSuffix, rec, rfc3339, text } from './storedForm.js';
 
 /** Receives every write to one resource type, in revision order (a watcher). */
 export interface EventSink {
