@@ -1,68 +1,46 @@
 /**
- * `pnpm demo [--kubeconfig PATH] [--pods N] [--duration 20s] [--churn 400] [--no-chaos]`
+ * `pnpm demo [--kubeconfig PATH] [--pods N] [--duration 20s] [--churn 400] [--no-chaos] [--sync-timeout 30s]`
  *
  * Without a kubeconfig (and with KUBECONFIG unset) it runs against the embedded FakeApiServer, with
  * churn and, every two seconds, a fault (a dropped watch, a 410 after compaction, a 429).
+ *
+ * Ctrl-C once: before the first sync it stops at once ("not synced"); later it ends the run (and, on
+ * the embedded server, still checks the cache). Ctrl-C twice: exits at once. Errors are one line.
  */
-import { KubeConfig } from '@kubernetes/client-node';
-import { runDemo, type DemoOptions } from './demo.js';
-
-function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text);
-  if (!m) throw new Error(`bad duration ${text} (use 500ms, 20s, 2m)`);
-  const n = Number(m[1]);
-  return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
-}
-
-const args = process.argv.slice(2).filter((a) => a !== '--');
-const options: DemoOptions = { chaos: true };
-for (let i = 0; i < args.length; i++) {
-  const arg = args[i]!;
-  const value = (): string => {
-    const v = args[++i];
-    if (v === undefined) throw new Error(`${arg} needs a value`);
-    return v;
-  };
-  switch (arg) {
-    case '--kubeconfig': {
-      const kc = new KubeConfig();
-      kc.loadFromFile(value());
-      options.kubeConfig = kc;
-      break;
-    }
-    case '--pods':
-      options.pods = Number(value());
-      break;
-    case '--duration':
-      options.durationMs = parseDuration(value());
-      break;
-    case '--churn':
-      options.churnPerSecond = Number(value());
-      break;
-    case '--chaos':
-      options.chaos = true;
-      break;
-    case '--no-chaos':
-      options.chaos = false;
-      break;
-    case '--help':
-      console.log(
-        'usage: pnpm demo [--kubeconfig PATH] [--pods N] [--duration 20s] [--churn 400] [--no-chaos]',
-      );
-      process.exit(0);
-      break;
-    default:
-      throw new Error(`unknown option ${arg}`);
-  }
-}
-if (!options.kubeConfig && process.env.KUBECONFIG) {
-  const kc = new KubeConfig();
-  kc.loadFromDefault();
-  options.kubeConfig = kc;
-}
-if (options.kubeConfig && options.durationMs === undefined) options.durationMs = 24 * 3600_000;
+import { DemoUsageError, firstLine, parseArgs, USAGE } from './cli.js';
+import { runDemo } from './demo.js';
 
 const stop = new AbortController();
-process.once('SIGINT', () => stop.abort());
-const summary = await runDemo({ ...options, signal: stop.signal });
-process.exitCode = summary.matchesServer === false ? 1 : 0;
+let firstInterrupt: number | undefined;
+process.on('SIGINT', () => {
+  // Under `pnpm demo` one Ctrl-C can arrive twice (the terminal signals the process group and pnpm
+  // forwards it too): a second one within half a second is the same keypress.
+  if (firstInterrupt !== undefined) {
+    if (Date.now() - firstInterrupt > 500) process.exit(130);
+    return;
+  }
+  firstInterrupt = Date.now();
+  process.stderr.write('\nstopping (Ctrl-C again to quit at once)\n');
+  stop.abort();
+});
+
+try {
+  const options = parseArgs(process.argv.slice(2));
+  if (options === 'help') {
+    console.log(USAGE);
+  } else {
+    const summary = await runDemo({ ...options, signal: stop.signal });
+    process.exitCode = !summary.synced
+      ? summary.interrupted
+        ? 130
+        : 1
+      : summary.matchesServer === false
+        ? 1
+        : 0;
+  }
+} catch (err) {
+  process.stderr.write(`demo: ${err instanceof DemoUsageError ? err.message : firstLine(err)}\n`);
+  process.exitCode = 1;
+}
+// Whatever still holds the event loop (a socket closing slowly) must not keep a finished demo alive.
+setTimeout(() => process.exit(), 2_000).unref();
