@@ -120,7 +120,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 function managedFieldsAge(pod: V1Pod): number | undefined {
   let newest: number | undefined;
   for (const f of pod.metadata?.managedFields ?? []) {
-    const t = f.time === undefined ? NaN : new Date(f.time as unknown as string).getTime();
+    const t = f.time === undefined ? NaN : new Date(f.time).getTime();
     if (Number.isFinite(t) && (newest === undefined || t > newest)) newest = t;
   }
   return newest === undefined ? undefined : Math.max(0, Date.now() - newest);
