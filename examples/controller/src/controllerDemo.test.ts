@@ -31,5 +31,8 @@ describe('the controller demo (embedded FakeApiServer)', () => {
     expect(text).toContain(`killing ${first}`);
     expect(text).toContain(`${second} took over`);
     expect(text).toContain('ConfigMaps match the pods per node');
+    // The controller recorded its writes as events.k8s.io/v1 Events, repeats counted rather than re-created.
+    expect(summary.events!.objects).toBeGreaterThan(0);
+    expect(summary.events!.occurrences).toBeGreaterThan(summary.events!.objects);
   });
 });

@@ -8,10 +8,10 @@
  * - Cluster (`kubeConfig`): runs one replica with the given identity, writing ConfigMaps into
  *   `namespace`, until `durationMs` or the signal.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
 import { FakeApiServer } from '@kinformer/testing';
 import type { Logger } from 'kinformer';
-import { PodChurn } from './podChurn.js';
+import { EVENTS_V1_RESOURCE, PodChurn } from './podChurn.js';
 import type { ChurnCounts } from './podChurn.js';
 import type { PodsPerNodeMetrics } from './podsPerNodeController.js';
 import { Replica } from './replica.js';
@@ -59,6 +59,8 @@ export interface ControllerDemoSummary {
   /** Per replica. */
   metrics: Record<string, PodsPerNodeMetrics>;
   churn?: ChurnCounts;
+  /** Embedded: the controller's Events on the server (Event objects, and occurrences counted in their series). */
+  events?: { objects: number; occurrences: number };
   /** Embedded: whether the ConfigMaps on the server equal the pods per node at the end. */
   matchesServer?: boolean;
   mismatches: string[];
@@ -80,6 +82,7 @@ export async function runControllerDemo(options: ControllerDemoOptions = {}): Pr
   let kubeConfig = options.kubeConfig;
   if (kubeConfig === undefined) {
     server = await FakeApiServer.start({ recordRequests: false });
+    server.registerResource(EVENTS_V1_RESOURCE);
     churn = new PodChurn(server, { nodes: options.nodes ?? 8 });
     churn.seed(options.pods ?? 300);
     kubeConfig = server.kubeConfig();
@@ -211,6 +214,14 @@ export async function runControllerDemo(options: ControllerDemoOptions = {}): Pr
         `${at()} ${r.identity}: ${m.reconciles} reconciles, ${m.created + m.updated + m.deleted} writes, ${m.failures} failures (${m.conflicts} conflicts), ${m.dropped} dropped`,
       );
     }
+  }
+  if (server !== undefined) {
+    const events = server.list<EventsV1Event>('events.events.k8s.io', namespace);
+    const occurrences = events.reduce((n, e) => n + (e.series?.count ?? 1), 0);
+    summary.events = { objects: events.length, occurrences };
+    say(
+      `${at()} ${events.length} Events recorded (${occurrences} occurrences, repeats counted in their series)`,
+    );
   }
   options.signal?.removeEventListener('abort', onOuterAbort);
   await server?.close();

@@ -7,6 +7,18 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { FakeApiServer } from '@kinformer/testing';
 import { ErrorCodes, isKinformerError } from 'kinformer';
 
+/**
+ * The events.k8s.io/v1 Event type, for `server.registerResource`: FakeApiServer serves core/v1 events
+ * by default, and the controller's recorder writes events.k8s.io/v1 ones.
+ */
+export const EVENTS_V1_RESOURCE = {
+  group: 'events.k8s.io',
+  version: 'v1',
+  resource: 'events',
+  kind: 'Event',
+  namespaced: true,
+} as const;
+
 /** Namespaces the example's pods live in. */
 export const POD_NAMESPACES = ['default', 'shop', 'payments', 'batch'] as const;
 

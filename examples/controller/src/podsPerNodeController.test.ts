@@ -1,4 +1,5 @@
 import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
+import { FakeRecorder } from '@kinformer/events';
 import { FakeApiServer } from '@kinformer/testing';
 import {
   ErrorCodes,
@@ -231,13 +232,15 @@ describe('PodsPerNodeController: failures, backoff and conflicts', () => {
     expect(controller.metrics()).toMatchObject({ failures: 3, requeues: 3, dropped: 0, created: 1 });
   });
 
-  it('drops a key after maxRetries failed retries, and reconciles it again on its next event', async () => {
+  it('drops a key after maxRetries failed retries (a Warning event), and reconciles it again on its next event (a Normal one)', async () => {
     server.create('pods', makePod(1, 'node-a'));
     const { clock, rateLimiter } = backoff();
     let failing = true;
+    const recorder = new FakeRecorder();
     running = await startController(server, {
       clock,
       rateLimiter,
+      recorder,
       maxRetries: 2,
       hooks: {
         beforeReconcile: () => {
@@ -260,6 +263,10 @@ describe('PodsPerNodeController: failures, backoff and conflicts', () => {
     await waitFor(() => running!.records.length > 3, 'node-a to be reconciled after the new event');
     expect(running.records[3]).toMatchObject({ node: 'node-a', attempt: 1, result: 'created' });
     expect(configMapData(server, 'pods-per-node-node-a')?.count).toBe('2');
+    expect(recorder.events).toEqual([
+      'Warning ReconcileFailed gave up on node node-a after 3 attempts: injected',
+      'Normal Created created ConfigMap pods-per-node-node-a for node node-a',
+    ]);
   });
 
   it('a 409 on update is a conflict: requeued with backoff, and the retry writes the ConfigMap', async () => {

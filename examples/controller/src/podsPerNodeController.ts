@@ -6,6 +6,7 @@
  * and make the ConfigMap `pods-per-node-<node>` say which pods run there. Failures are retried with
  * per-key exponential backoff and dropped after `maxRetries`.
  */
+import type { EventRecorder } from '@kinformer/events';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig, V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import {
@@ -127,6 +128,12 @@ export interface PodsPerNodeControllerOptions {
   /** The queue's clock (its backoff timers) and the clock of {@link ReconcileRecord} times. */
   clock?: Clock;
   hooks?: ReconcileHooks;
+  /**
+   * Where the controller records Kubernetes Events about its ConfigMaps: `Normal Created/Updated/Deleted`
+   * after each write, `Warning ReconcileFailed` when a key is dropped after `maxRetries`. An
+   * `ApiEventRecorder` in production (the Replica makes one), a `FakeRecorder` in tests; none by default.
+   */
+  recorder?: EventRecorder;
   logger?: Logger;
 }
 
@@ -157,6 +164,7 @@ export class PodsPerNodeController {
   readonly #maxRetries: number;
   readonly #clock: Clock;
   readonly #hooks: ReconcileHooks;
+  readonly #recorder: EventRecorder | undefined;
   readonly #logger: Logger;
   readonly #counts = {
     reconciles: 0,
@@ -193,6 +201,7 @@ export class PodsPerNodeController {
     this.#maxRetries = maxRetries;
     this.#clock = options.clock ?? realClock;
     this.#hooks = options.hooks ?? {};
+    this.#recorder = options.recorder;
     this.#logger = componentLogger(options.logger, {
       component: CONTROLLER_NAME,
       namespace: options.namespace,
@@ -335,6 +344,11 @@ export class PodsPerNodeController {
     }
   }
 
+  /** What this controller's Events are about: the node's ConfigMap (it need not exist). */
+  #configMapReference(node: string): { apiVersion: string; kind: string; name: string; namespace: string } {
+    return { apiVersion: 'v1', kind: 'ConfigMap', name: configMapNameFor(node), namespace: this.namespace };
+  }
+
   /** The counters (a snapshot). */
   metrics(): PodsPerNodeMetrics {
     return { ...this.#counts, queueDepth: this.#queue.len() };
@@ -369,7 +383,16 @@ export class PodsPerNodeController {
       const result = await this.reconcile(node, signal);
       this.#counts[result]++;
       this.#queue.forget(node); // success: the next failure starts from the base delay again
-      if (result !== 'unchanged') this.#logger.debug({ node, result, attempt }, 'reconciled');
+      if (result !== 'unchanged') {
+        this.#logger.debug({ node, result, attempt }, 'reconciled');
+        this.#recorder?.event(
+          this.#configMapReference(node),
+          'Normal',
+          EVENT_REASONS[result],
+          `${result} ConfigMap ${configMapNameFor(node)} for node ${node}`,
+          { action: 'Reconcile' },
+        );
+      }
       record = { node, attempt, startedAt, endedAt: this.#clock.now(), result };
     } catch (err) {
       const error = err instanceof KinformerError ? err : apiError(err, { what: `node ${node}`, signal });
@@ -393,6 +416,13 @@ export class PodsPerNodeController {
             { node, attempts: attempt, err: error },
             'dropping node out of the queue after too many retries',
           );
+          this.#recorder?.event(
+            this.#configMapReference(node),
+            'Warning',
+            'ReconcileFailed',
+            `gave up on node ${node} after ${attempt} attempts: ${error.message}`,
+            { action: 'Reconcile' },
+          );
         }
         record = { node, attempt, startedAt, endedAt: this.#clock.now(), result: 'failed', error };
       }
@@ -400,6 +430,9 @@ export class PodsPerNodeController {
     this.#hooks.afterReconcile?.(record);
   }
 }
+
+/** The Event reason for each write a reconcile made. */
+const EVENT_REASONS = { created: 'Created', updated: 'Updated', deleted: 'Deleted' } as const;
 
 function sameData(
   a: Readonly<Record<string, string>> | undefined,

@@ -1,13 +1,15 @@
 import { FakeApiServer } from '@kinformer/testing';
-import { JITTER_FACTOR } from 'kinformer';
+import { FakeClock, flush, JITTER_FACTOR } from 'kinformer';
 import type { V1Lease } from '@kubernetes/client-node';
-import { PodChurn } from './podChurn.js';
+import { EVENTS_V1_RESOURCE, PodChurn } from './podChurn.js';
 import type { ReconcileRecord } from './podsPerNodeController.js';
 import { CONTROLLER_NAME } from './podsPerNodeController.js';
 import { Replica } from './replica.js';
 import { NS, preciseClock, waitFor, waitForConvergence } from './testSupport.test.helpers.js';
 
-// Real time, short durations: the record's leaseDurationSeconds is whole seconds, so 2000 ms.
+// The election runs on a FakeClock (informers, reconciles and HTTP on real time): takeover timing is
+// asserted in fake milliseconds, exactly, never against the wall clock. The record's
+// leaseDurationSeconds is whole seconds, so 2000 ms.
 const LEASE_MS = 2000;
 const RENEW_MS = 1500;
 const RETRY_MS = 250;
@@ -21,10 +23,40 @@ interface Interval extends ReconcileRecord {
 let server: FakeApiServer;
 let replicas: Replica[] = [];
 let churnTimer: NodeJS.Timeout | undefined;
+let electionClock: FakeClock;
 
 beforeEach(async () => {
   server = await FakeApiServer.start({ recordRequests: false });
+  server.registerResource(EVENTS_V1_RESOURCE);
+  electionClock = new FakeClock(Date.parse('2026-12-01T00:00:00Z'));
 });
+
+/** Lets every replica's Lease requests finish (bounded), so the election clock moves only between round trips. */
+async function settle(): Promise<void> {
+  await flush();
+  await server.waitFor(() => replicas.every((r) => r.leaseRequestsInFlight === 0), { timeoutMs: 10_000 });
+  await flush();
+}
+
+/**
+ * Moves the election clock on timer by timer, settling in between, until `condition()` holds or `maxMs`
+ * of election time passed. Returns the election time at which it held (or `undefined`).
+ */
+async function driveElection(condition: () => boolean, maxMs: number): Promise<number | undefined> {
+  const end = electionClock.now() + maxMs;
+  await settle();
+  while (!condition()) {
+    const next = electionClock.nextTimerAt();
+    if (next === undefined || next > end) {
+      await electionClock.tick(end - electionClock.now());
+      await settle();
+      return condition() ? electionClock.now() : undefined;
+    }
+    await electionClock.tick(next - electionClock.now());
+    await settle();
+  }
+  return electionClock.now();
+}
 
 afterEach(async () => {
   clearInterval(churnTimer);
@@ -44,6 +76,8 @@ function startReplicas(intervals: Interval[]): [Replica, Replica] {
         renewDeadlineMs: RENEW_MS,
         retryPeriodMs: RETRY_MS,
         clock: preciseClock,
+        electionClock,
+        electionRandom: () => 0.5,
         controller: {
           workers: 3,
           clock: preciseClock,
@@ -71,12 +105,14 @@ describe('two replicas on one Lease', () => {
     const both = startReplicas(intervals);
 
     // Exactly one leads and reconciles.
-    await waitFor(() => both.some((r) => r.isLeading()), 'a leader', 8000);
+    expect(await driveElection(() => both.some((r) => r.isLeading()), 10 * RETRY_MS)).toBeDefined();
     const leader = both.find((r) => r.isLeading())!;
     const follower = both.find((r) => r !== leader)!;
     churnTimer = setInterval(() => churn.step(3), 50);
     await waitFor(() => intervals.length >= 20, 'the leader to reconcile');
-    await waitFor(() => follower.elector.getLeader() === leader.identity, 'the follower to see the leader');
+    expect(
+      await driveElection(() => follower.elector.getLeader() === leader.identity, 4 * MAX_RETRY_WAIT_MS),
+    ).toBeDefined();
     expect(leader.elector.isLeader()).toBe(true);
     expect(follower.elector.isLeader()).toBe(false);
     expect(follower.isLeading()).toBe(false);
@@ -86,30 +122,32 @@ describe('two replicas on one Lease', () => {
       leader.identity,
     );
 
-    // Crash the leader: no release, its Lease just stops being renewed.
-    const killedAt = preciseClock.now();
+    // Crash the leader: no release, its Lease just stops being renewed. It renewed every RETRY_MS of
+    // election time, so its last renewal was at most RETRY_MS before the crash.
+    const killedAt = electionClock.now();
     await leader.kill();
     expect(leader.isLeading()).toBe(false);
     expect(server.get<V1Lease>('leases.coordination.k8s.io', CONTROLLER_NAME, NS).spec?.holderIdentity).toBe(
       leader.identity,
     );
 
-    // The follower waits out the lease, then takes over (bounded: lease + two jittered retries + slack for a loaded machine).
-    await waitFor(
-      () => follower.isLeading(),
-      'the follower to take over',
-      LEASE_MS + 2 * MAX_RETRY_WAIT_MS + 3000,
-    );
-    const takeoverMs = follower.terms[0]!.startedAt - killedAt;
-    expect(takeoverMs).toBeGreaterThanOrEqual(LEASE_MS - RETRY_MS - 100); // it respected the lease the leader last renewed
-    expect(takeoverMs).toBeLessThanOrEqual(LEASE_MS + 2 * MAX_RETRY_WAIT_MS + 1500);
+    // The follower respects the lease the leader last renewed: no takeover before it could have expired …
+    expect(await driveElection(() => follower.isLeading(), LEASE_MS - RETRY_MS - 1)).toBeUndefined();
+    // … and takes over once it has (within the lease plus two of its jittered retries), in election time.
+    const takenOverAt = await driveElection(() => follower.isLeading(), 2 * MAX_RETRY_WAIT_MS + RETRY_MS + 1);
+    expect(takenOverAt).toBeDefined();
+    expect(takenOverAt! - killedAt).toBeLessThanOrEqual(LEASE_MS + 2 * MAX_RETRY_WAIT_MS);
     await waitFor(
       () => intervals.some((i) => i.replica === follower.identity),
       'the new leader to reconcile',
     );
 
     // It carries on: churn, then convergence.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const reconciledBefore = intervals.length;
+    await waitFor(
+      () => intervals.length >= reconciledBefore + 10,
+      'the new leader to keep up with the churn',
+    );
     clearInterval(churnTimer);
     await waitForConvergence(server);
     await follower.stop();
@@ -144,19 +182,23 @@ describe('two replicas on one Lease', () => {
     new PodChurn(server, { nodes: 3 }).seed(20);
     const intervals: Interval[] = [];
     const both = startReplicas(intervals);
-    await waitFor(() => both.some((r) => r.isLeading()), 'a leader', 8000);
+    expect(await driveElection(() => both.some((r) => r.isLeading()), 10 * RETRY_MS)).toBeDefined();
     const leader = both.find((r) => r.isLeading())!;
     const follower = both.find((r) => r !== leader)!;
     await waitForConvergence(server);
-    await waitFor(() => follower.elector.getLeader() === leader.identity, 'the follower to see the leader');
+    expect(
+      await driveElection(() => follower.elector.getLeader() === leader.identity, 4 * MAX_RETRY_WAIT_MS),
+    ).toBeDefined();
 
-    const stoppedAt = preciseClock.now();
+    const stoppedAt = electionClock.now();
     await leader.stop();
     expect(server.get<V1Lease>('leases.coordination.k8s.io', CONTROLLER_NAME, NS).spec?.holderIdentity).toBe(
       '',
     );
-    await waitFor(() => follower.isLeading(), 'the follower to take over', 2 * MAX_RETRY_WAIT_MS + 3000);
-    expect(follower.terms[0]!.startedAt - stoppedAt).toBeLessThan(LEASE_MS);
+    // The released Lease is taken at the follower's next retry: well within one lease duration.
+    const takenOverAt = await driveElection(() => follower.isLeading(), MAX_RETRY_WAIT_MS);
+    expect(takenOverAt).toBeDefined();
+    expect(takenOverAt! - stoppedAt).toBeLessThanOrEqual(MAX_RETRY_WAIT_MS);
     expect(leader.terms[0]!.stoppedAt!).toBeLessThan(follower.terms[0]!.startedAt);
 
     server.create('pods', {

@@ -3,6 +3,8 @@
  * follower's caches are warm when it takes over), its own PodsPerNodeController, and a LeaderElector
  * on the shared Lease that runs the controller only while this replica leads.
  */
+import { ApiEventRecorder } from '@kinformer/events';
+import type { EventRecorder } from '@kinformer/events';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   componentLogger,
@@ -36,8 +38,17 @@ export interface ReplicaOptions {
   onLeadershipChange?: (identity: string, leading: boolean) => void;
   /** Called when this replica observes a new holder of the Lease (`''` after a release). */
   onNewLeader?: (holder: string) => void;
-  /** Timestamps of {@link terms} (default: the wall clock). Leader election itself runs on real time. */
+  /**
+   * Where the controller records Events (default: an `ApiEventRecorder` writing events.k8s.io/v1
+   * Events as `pods-per-node-controller`, instance = `identity`, shut down with the replica).
+   */
+  recorder?: EventRecorder;
+  /** Timestamps of {@link terms} (default: the wall clock). */
   clock?: Clock;
+  /** The leader elector's clock (default: the wall clock); tests drive the election with a `FakeClock`. */
+  electionClock?: Clock;
+  /** The elector's jitter randomness, in [0, 1) (default `Math.random`). */
+  electionRandom?: () => number;
   logger?: Logger;
 }
 
@@ -67,6 +78,7 @@ export class Replica {
   /** Leadership terms, in order (at most one: see the class comment). */
   readonly terms: LeadershipTerm[] = [];
   readonly #lock: SeverableLock;
+  readonly #ownRecorder: ApiEventRecorder | undefined;
   readonly #all = new AbortController();
   readonly #work = new AbortController();
   readonly #clock: Clock;
@@ -82,8 +94,17 @@ export class Replica {
     this.#onLeadershipChange = options.onLeadershipChange;
     const logger = options.logger === undefined ? {} : { logger: options.logger };
     this.factory = new SharedInformerFactory(options.kubeConfig, logger);
+    this.#ownRecorder =
+      options.recorder === undefined
+        ? new ApiEventRecorder(options.kubeConfig, {
+            ...logger,
+            reportingController: CONTROLLER_NAME,
+            reportingInstance: options.identity,
+          })
+        : undefined;
     this.controller = new PodsPerNodeController({
       ...logger,
+      recorder: options.recorder ?? this.#ownRecorder!,
       ...options.controller,
       factory: this.factory,
       kubeConfig: options.kubeConfig,
@@ -101,6 +122,8 @@ export class Replica {
       ...logger,
       lock: this.#lock,
       releaseOnCancel: true,
+      ...(options.electionClock === undefined ? {} : { clock: options.electionClock }),
+      ...(options.electionRandom === undefined ? {} : { random: options.electionRandom }),
       ...(options.leaseDurationMs === undefined ? {} : { leaseDurationMs: options.leaseDurationMs }),
       ...(options.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: options.renewDeadlineMs }),
       ...(options.retryPeriodMs === undefined ? {} : { retryPeriodMs: options.retryPeriodMs }),
@@ -125,6 +148,11 @@ export class Replica {
     );
   }
 
+  /** Lease requests this replica has in flight (tests wait for 0 before moving a fake election clock on). */
+  get leaseRequestsInFlight(): number {
+    return this.#lock.inFlight;
+  }
+
   /** Resolves when the election ended (after `stop`, `kill`, or a lost lease). */
   get done(): Promise<void> {
     return this.#done ?? Promise.resolve();
@@ -143,6 +171,7 @@ export class Replica {
     this.#all.abort();
     await this.done;
     await this.factory.shutdown();
+    await this.#ownRecorder?.shutdown(); // as client-go's broadcaster Shutdown: Events not yet written are dropped
   }
 
   /** A crash: from now on the Lease is neither renewed nor released, and everything stops. */
@@ -151,6 +180,7 @@ export class Replica {
     this.#all.abort();
     await this.done;
     await this.factory.shutdown();
+    await this.#ownRecorder?.shutdown(); // a crash: unwritten Events are lost
   }
 
   async #lead(leaderSignal: AbortSignal): Promise<void> {
@@ -172,6 +202,8 @@ class SeverableLock implements ResourceLock {
   readonly identity: string;
   readonly #lock: ResourceLock;
   #severed = false;
+  /** Operations started and not settled yet. */
+  inFlight = 0;
 
   constructor(lock: ResourceLock) {
     this.#lock = lock;
@@ -183,19 +215,29 @@ class SeverableLock implements ResourceLock {
   }
 
   get(options?: LockOperationOptions): Promise<LeaderElectionRecord> {
-    return this.#severed ? this.#gone() : this.#lock.get(options);
+    return this.#track(() => this.#lock.get(options));
   }
 
   create(record: LeaderElectionRecord, options?: LockOperationOptions): Promise<void> {
-    return this.#severed ? this.#gone() : this.#lock.create(record, options);
+    return this.#track(() => this.#lock.create(record, options));
   }
 
   update(record: LeaderElectionRecord, options?: LockOperationOptions): Promise<void> {
-    return this.#severed ? this.#gone() : this.#lock.update(record, options);
+    return this.#track(() => this.#lock.update(record, options));
   }
 
   describe(): string {
     return this.#lock.describe();
+  }
+
+  async #track<T>(op: () => Promise<T>): Promise<T> {
+    if (this.#severed) return this.#gone();
+    this.inFlight++;
+    try {
+      return await op();
+    } finally {
+      this.inFlight--;
+    }
   }
 
   #gone(): Promise<never> {
