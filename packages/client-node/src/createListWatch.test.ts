@@ -348,7 +348,7 @@ describe('createListWatch: requests', () => {
     expect(server.requests[0]?.headers.authorization).toBe('Bearer exec-token');
   });
 
-  it('rejects with ERR_CONNECTION and the cause when the exec plugin fails, without sending a request', async () => {
+  it('rejects with ERR_CREDENTIALS naming the plugin and its exit code (not its stderr) when the exec plugin fails, without sending a request', async () => {
     const exec = {
       apiVersion: 'client.authentication.k8s.io/v1',
       command: process.execPath,
@@ -356,8 +356,9 @@ describe('createListWatch: requests', () => {
     };
     const lw = createListWatch(server.kubeConfig({ exec }), { version: 'v1', resource: 'pods' });
     const err = await rejection(lw.list({}, ctx()));
-    expect(err.code).toBe(ErrorCodes.CONNECTION);
-    expect(err.message).toContain('no credentials');
+    expect(err.code).toBe(ErrorCodes.CREDENTIALS);
+    expect(err.message).toBe(`exec plugin ${JSON.stringify(process.execPath)} failed with exit code 1`);
+    expect(err.message).not.toContain('no credentials');
     expect(server.requests).toHaveLength(0);
   });
 

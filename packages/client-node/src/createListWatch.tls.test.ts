@@ -87,7 +87,7 @@ describe('createListWatch over TLS', () => {
     expect(seen).toEqual([{ authorization: 'Bearer tls-token', clientCN: undefined, url: '/api/v1/pods' }]);
   });
 
-  it('rejects with ERR_CONNECTION when the server certificate is not trusted', async () => {
+  it('rejects with ERR_TLS when the server certificate is not trusted', async () => {
     const url = await start();
     const lw = createListWatch(kubeConfig({ server: url, skipTLSVerify: false }), {
       version: 'v1',
@@ -99,7 +99,7 @@ describe('createListWatch over TLS', () => {
     );
     expect(err).toBeInstanceOf(KinformerError);
     expect(err).toMatchObject({
-      code: ErrorCodes.CONNECTION,
+      code: ErrorCodes.TLS,
       cause: { code: expect.stringMatching(/SELF_SIGNED|UNABLE_TO_VERIFY/) },
     });
     expect(seen).toEqual([]);

@@ -20,6 +20,7 @@ import type {
 import type { KubeConfig } from '@kubernetes/client-node';
 import { openRequest, readBody } from './httpRequest.js';
 import { DEFAULT_MAX_LIST_ITEM_BYTES, readList } from './listDecoder.js';
+import { checkKubeConfig } from './requestAuth.js';
 import {
   collectionPath,
   listQuery,
@@ -96,7 +97,9 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  *   headers or credentials.
  * - `watchListSupported` is left undefined: the API server decides (`sendInitialEvents`).
  *
- * Throws `ERR_INVALID_OPTION` for an invalid resource, `maxLineBytes` or `maxListItemBytes`.
+ * Throws `ERR_INVALID_OPTION` for an invalid resource, `maxLineBytes` or `maxListItemBytes`,
+ * `ERR_TLS` for a cluster with both insecure-skip-tls-verify and a CA, `ERR_CREDENTIALS` for a
+ * token holding CR/LF or another character a header may not (both checked again on every request).
  */
 export function createListWatch<T extends KubeObject = KubeObject>(
   kubeConfig: KubeConfig,
@@ -119,6 +122,7 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
 
   constructor(kubeConfig: KubeConfig, resource: ApiResource, options: ListWatchOptions) {
     validateApiResource(resource);
+    checkKubeConfig(kubeConfig, { resource: gvrString(resource) });
     const maxLineBytes = positiveOption('maxLineBytes', options.maxLineBytes, DEFAULT_MAX_WATCH_LINE_BYTES);
     this.maxListItemBytes = positiveOption(
       'maxListItemBytes',

@@ -3,6 +3,7 @@ import https from 'node:https';
 import { abortError, ErrorCodes, KinformerError } from '@kinformer/core';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { redactUrl, redactUrlCredentials, sanitizedError } from './redact.js';
+import { applyKubeConfig, connectionFailureCode } from './requestAuth.js';
 
 /** A request whose response headers have arrived. The body has not been read yet. */
 export interface OpenedRequest {
@@ -130,9 +131,12 @@ function serverBase(kc: KubeConfig, details: Record<string, unknown>): ServerBas
  * to be closed before any answer is sent again on a fresh one.
  *
  * Resolves once the response headers arrived (any status). Rejects with `ERR_ABORTED` when
- * `signal` aborts first (the request is destroyed), `ERR_CONNECTION` when the connection fails
- * before an answer (refused, reset, DNS, TLS) or the KubeConfig cannot produce credentials, and
- * `ERR_INVALID_OPTION` when the KubeConfig has no usable current cluster.
+ * `signal` aborts first (the request is destroyed), `ERR_TLS` when the server's certificate cannot
+ * be trusted (or the cluster sets insecure-skip-tls-verify with a CA), `ERR_CONNECTION` when the
+ * connection fails before an answer (refused, reset, DNS, a client certificate the server refused)
+ * or the KubeConfig cannot produce credentials, `ERR_CREDENTIALS` when an exec plugin fails or a
+ * header value is not allowed (see `applyKubeConfig`), and `ERR_INVALID_OPTION` when the KubeConfig
+ * has no usable current cluster.
  */
 export async function openRequest(
   kc: KubeConfig,
@@ -145,18 +149,7 @@ export async function openRequest(
     method: 'GET',
     headers: { Accept: target.accept, 'User-Agent': USER_AGENT },
   };
-  try {
-    await kc.applyToHTTPSOptions(options);
-  } catch (err) {
-    // A proxy URL that does not parse throws a TypeError whose `input` holds the URL, credentials
-    // included; a credential plugin's error may hold its output. Only a redacted copy is attached.
-    const cause = sanitizedError(err);
-    throw new KinformerError(
-      ErrorCodes.CONNECTION,
-      `could not prepare the request from the KubeConfig (credentials, TLS files or proxy): ${cause.message}`,
-      { cause, details: target.details },
-    );
-  }
+  await applyKubeConfig(kc, options, target.details);
   if (signal.aborted) throw abortError(signal);
   // Verify the server certificate unless the kubeconfig says skipTLSVerify, whatever
   // NODE_TLS_REJECT_UNAUTHORIZED says (client-node leaves it unset in that case).
@@ -205,7 +198,7 @@ export async function openRequest(
         signal.removeEventListener('abort', onAbort);
         reject(
           new KinformerError(
-            ErrorCodes.CONNECTION,
+            connectionFailureCode(err.code),
             `could not reach the API server at ${base.hostname}: ${redactUrlCredentials(err.message)}`,
             {
               cause: err,

@@ -133,6 +133,7 @@ const TERMINAL_CODES: ReadonlySet<string> = new Set([
   ErrorCodes.FORBIDDEN,
   ErrorCodes.NOT_FOUND,
   ErrorCodes.BAD_REQUEST,
+  ErrorCodes.TLS, // an untrusted server certificate or a name mismatch (hardening, issue 16)
 ]);
 
 /**

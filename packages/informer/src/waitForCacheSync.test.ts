@@ -100,6 +100,42 @@ describe('waitForCacheSync', () => {
     await done;
   });
 
+  it('rejects with ERR_CACHE_SYNC_FAILED (cause: ERR_TLS) when the server certificate cannot be trusted', async () => {
+    // A permanent TLS failure resolved `false` at the timeout before, the cause only in syncError().
+    const untrusted = new KinformerError(ErrorCodes.TLS, 'could not reach the API server: unable to verify');
+    const lw = new FakeListerWatcher<Pod>({ list: () => Promise.reject(untrusted) });
+    const informer = new SharedIndexInformer<Pod>(lw, {
+      clock: new FakeClock(),
+      name: 'pods.v1',
+      reflectorOptions: { backoff: { next: () => 60_000, reset: () => undefined } },
+    });
+    const ac = new AbortController();
+    const done = informer.run(ac.signal);
+    const err = await waitForCacheSync(ac.signal, informer.hasSynced).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: ErrorCodes.CACHE_SYNC_FAILED, cause: untrusted });
+    ac.abort();
+    await done;
+  });
+
+  it('keeps waiting (no rejection) for a connection failure, which retrying can fix', async () => {
+    const refused = new KinformerError(ErrorCodes.CONNECTION, 'connect ECONNREFUSED');
+    const lw = new FakeListerWatcher<Pod>({ list: () => Promise.reject(refused) });
+    const informer = new SharedIndexInformer<Pod>(lw, {
+      clock: new FakeClock(),
+      name: 'pods.v1',
+      reflectorOptions: { backoff: { next: () => 60_000, reset: () => undefined } },
+    });
+    const ac = new AbortController();
+    const done = informer.run(ac.signal);
+    const wait = track(waitForCacheSync(ac.signal, informer.hasSynced));
+    await waitFor(() => lw.calls.length >= 1);
+    await settle();
+    expect(wait.settled()).toBe(false);
+    ac.abort();
+    expect(await wait.promise).toBe(false);
+    await done;
+  });
+
   it('resolves false when an informer stops before it synced, and when a registration is removed', async () => {
     const lw = new FakeListerWatcher<Pod>(); // the list hangs
     const informer = new SharedIndexInformer<Pod>(lw, {

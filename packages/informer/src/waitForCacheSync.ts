@@ -27,9 +27,12 @@ export type SyncWaitOutcome = 'synced' | 'aborted' | 'stopped';
  *   has not synced stopped, since it never will.
  * - Rejects with whatever a `hasSynced` function throws (the informers are not affected).
  * - Rejects with a `KinformerError` `ERR_CACHE_SYNC_FAILED` when an informer that has not synced
- *   cannot sync because the server refuses its list (401/403/404/400): `cause` is the server's error
- *   (`ERR_UNAUTHORIZED`, `ERR_FORBIDDEN`, `ERR_NOT_FOUND`, `ERR_BAD_REQUEST`) and `status`/`httpStatus`
- *   are copied from it. The informer itself keeps retrying in the background.
+ *   cannot sync as things stand, because the server refuses its list (401/403/404/400) or its
+ *   certificate cannot be trusted (an unknown CA, a name mismatch, insecure-skip-tls-verify with a
+ *   CA): `cause` is that error (`ERR_UNAUTHORIZED`, `ERR_FORBIDDEN`, `ERR_NOT_FOUND`,
+ *   `ERR_BAD_REQUEST`, `ERR_TLS`) and `status`/`httpStatus` are copied from it. Retrying cannot fix
+ *   these without a change on one side, so a caller waiting with a timeout learns why instead of
+ *   getting `false`. The informer itself keeps retrying in the background.
  *
  * The `hasSynced` of a `SharedIndexInformer` and of a handler registration (pass them as they are,
  * they are bound) wake the wait on events; any other function is polled every `pollIntervalMs` on

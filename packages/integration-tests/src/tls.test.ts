@@ -127,10 +127,16 @@ function expectNoSecrets(err: unknown): void {
   for (const secret of SECRETS) expect(text).not.toContain(secret);
 }
 
-/** Asserts the typed failure of a connection whose TLS handshake failed: ERR_CONNECTION, TLS cause. */
+/**
+ * Asserts the typed failure of a connection whose TLS handshake failed, with the TLS error as
+ * cause: ERR_TLS when we refused the server's certificate, ERR_CONNECTION when the server refused
+ * our client certificate (the alert or reset it sends looks like any other connection failure).
+ */
 function expectTlsFailure(err: unknown, causeCode: RegExp): void {
   expect(err).toBeInstanceOf(KinformerError);
-  expect(err).toMatchObject({ code: ErrorCodes.CONNECTION });
+  expect(err).toMatchObject({
+    code: causeCode === UNVERIFIED_SERVER ? ErrorCodes.TLS : ErrorCodes.CONNECTION,
+  });
   expect(tlsCode(err)).toMatch(causeCode);
   expectNoSecrets(err);
 }
@@ -161,7 +167,7 @@ describe('createListWatch verifies the server certificate', () => {
     ['trusting a different CA', { caData: UNTRUSTED_TLS.ca }],
     ['expecting a server name the certificate does not list', { tlsServerName: 'kubernetes.example.com' }],
   ])(
-    'a KubeConfig %s gets ERR_CONNECTION with the TLS error as cause, for list and watch, and no data',
+    'a KubeConfig %s gets ERR_TLS with the TLS error as cause, for list and watch, and no data',
     async (_name, options) => {
       const server = await startServer();
       const lw = podsOf(server.kubeConfig(options));
@@ -294,7 +300,7 @@ describe('informers over HTTPS', () => {
     for (const secret of SECRETS) expect(logs.text()).not.toContain(secret);
   });
 
-  test('a SharedIndexInformer whose KubeConfig lacks the CA never syncs: its watch error handler gets ERR_CONNECTION and it retries', async () => {
+  test('a SharedIndexInformer whose KubeConfig lacks the CA never syncs: waitForCacheSync rejects with the ERR_TLS cause, the informer keeps retrying', async () => {
     const server = await startServer();
     const logs = captureLogs('trace');
     const informer = new SharedIndexInformer<Pod>(podsOf(server.kubeConfig({ caData: false }), logs.logger), {
@@ -312,10 +318,14 @@ describe('informers over HTTPS', () => {
       s.abort();
       await run;
     });
+    // An untrusted certificate is not fixed by waiting: the wait rejects with it (it used to resolve
+    // false at the timeout, the cause only in syncError()).
+    const waited = await waitForCacheSync(AbortSignal.timeout(10_000), informer.hasSynced).catch(
+      (e: unknown) => e,
+    );
+    expect(waited).toMatchObject({ code: ErrorCodes.CACHE_SYNC_FAILED, cause: { code: ErrorCodes.TLS } });
+    expect((waited as Error).message).toMatch(/^pods\.v1 cannot sync: could not reach the API server/);
     await waitFor(() => errors.length >= 2, { describe: () => errors.map((e) => inspect(e)) });
-    // Not a terminal failure (the CA may be fixed, the server may be replaced), so waitForCacheSync
-    // keeps waiting rather than rejecting; it gives up with the signal.
-    expect(await waitForCacheSync(AbortSignal.timeout(50), informer.hasSynced)).toBe(false);
     stop.abort();
     await run;
     expect(informer.hasSynced()).toBe(false);
@@ -323,7 +333,7 @@ describe('informers over HTTPS', () => {
     expect(added).toEqual([]);
     for (const err of errors) expectTlsFailure(err, UNVERIFIED_SERVER);
     expect(server.requests).toEqual([]);
-    expect(logs.text()).toContain(ErrorCodes.CONNECTION);
+    expect(logs.text()).toContain(ErrorCodes.TLS);
     for (const secret of SECRETS) expect(logs.text()).not.toContain(secret);
   });
 
