@@ -14,6 +14,23 @@ function track<T>(promise: Promise<T>): { settled: () => boolean; promise: Promi
   return { settled: () => done, promise };
 }
 
+/** An informer (running, on a fake clock) whose every LIST rejects with `err`. */
+function runFailingInformer(err: KinformerError): {
+  lw: FakeListerWatcher<Pod>;
+  informer: SharedIndexInformer<Pod>;
+  ac: AbortController;
+  done: Promise<void>;
+} {
+  const lw = new FakeListerWatcher<Pod>({ list: () => Promise.reject(err) });
+  const informer = new SharedIndexInformer<Pod>(lw, {
+    clock: new FakeClock(),
+    name: 'pods.v1',
+    reflectorOptions: { backoff: { next: () => 60_000, reset: () => undefined } },
+  });
+  const ac = new AbortController();
+  return { lw, informer, ac, done: informer.run(ac.signal) };
+}
+
 describe('waitForCacheSync', () => {
   it('resolves true at once when everything has synced (and for no functions at all)', async () => {
     const signal = new AbortController().signal;
@@ -80,14 +97,7 @@ describe('waitForCacheSync', () => {
       reason: 'Forbidden',
       message: 'pods is forbidden: User "x" cannot list',
     });
-    const lw = new FakeListerWatcher<Pod>({ list: () => Promise.reject(forbidden) });
-    const informer = new SharedIndexInformer<Pod>(lw, {
-      clock: new FakeClock(),
-      name: 'pods.v1',
-      reflectorOptions: { backoff: { next: () => 60_000, reset: () => undefined } },
-    });
-    const ac = new AbortController();
-    const done = informer.run(ac.signal);
+    const { informer, ac, done } = runFailingInformer(forbidden);
     const err = await waitForCacheSync(ac.signal, informer.hasSynced).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KinformerError);
     expect(err).toMatchObject({ code: ErrorCodes.CACHE_SYNC_FAILED, httpStatus: 403, cause: forbidden });
@@ -103,14 +113,7 @@ describe('waitForCacheSync', () => {
   it('rejects with ERR_CACHE_SYNC_FAILED (cause: ERR_TLS) when the server certificate cannot be trusted', async () => {
     // A permanent TLS failure resolved `false` at the timeout before, the cause only in syncError().
     const untrusted = new KinformerError(ErrorCodes.TLS, 'could not reach the API server: unable to verify');
-    const lw = new FakeListerWatcher<Pod>({ list: () => Promise.reject(untrusted) });
-    const informer = new SharedIndexInformer<Pod>(lw, {
-      clock: new FakeClock(),
-      name: 'pods.v1',
-      reflectorOptions: { backoff: { next: () => 60_000, reset: () => undefined } },
-    });
-    const ac = new AbortController();
-    const done = informer.run(ac.signal);
+    const { informer, ac, done } = runFailingInformer(untrusted);
     const err = await waitForCacheSync(ac.signal, informer.hasSynced).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: ErrorCodes.CACHE_SYNC_FAILED, cause: untrusted });
     ac.abort();
@@ -119,14 +122,7 @@ describe('waitForCacheSync', () => {
 
   it('keeps waiting (no rejection) for a connection failure, which retrying can fix', async () => {
     const refused = new KinformerError(ErrorCodes.CONNECTION, 'connect ECONNREFUSED');
-    const lw = new FakeListerWatcher<Pod>({ list: () => Promise.reject(refused) });
-    const informer = new SharedIndexInformer<Pod>(lw, {
-      clock: new FakeClock(),
-      name: 'pods.v1',
-      reflectorOptions: { backoff: { next: () => 60_000, reset: () => undefined } },
-    });
-    const ac = new AbortController();
-    const done = informer.run(ac.signal);
+    const { lw, informer, ac, done } = runFailingInformer(refused);
     const wait = track(waitForCacheSync(ac.signal, informer.hasSynced));
     await waitFor(() => lw.calls.length >= 1);
     await settle();
