@@ -1,5 +1,7 @@
-import { createLogger, ErrorCodes } from '@kinformer/core';
-import type { KubeObject, LabelRequirement, LabelSelector } from '@kinformer/core';
+import { ErrorCodes } from '@kinformer/core';
+import type { KubeObject, LabelRequirement, LabelSelector, Logger } from '@kinformer/core';
+import { captureLogs } from '@kinformer/test-tools';
+import type { LogLine } from '@kinformer/test-tools';
 import { newIndexer } from './cache.js';
 import { Lister } from './lister.js';
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from './namespaceIndex.js';
@@ -79,12 +81,8 @@ function recording(indexer: Indexer<KubeObject>): {
   return { indexer: proxy, calls };
 }
 
-function lines(): { logger: ReturnType<typeof createLogger>; seen: Array<Record<string, unknown>> } {
-  const seen: Array<Record<string, unknown>> = [];
-  const logger = createLogger({
-    level: 'warn',
-    destination: { write: (line: string) => void seen.push(JSON.parse(line) as Record<string, unknown>) },
-  });
+function lines(): { logger: Logger; seen: LogLine[] } {
+  const { logger, lines: seen } = captureLogs('warn');
   return { logger, seen };
 }
 

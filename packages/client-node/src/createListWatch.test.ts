@@ -8,6 +8,7 @@ import { inspect } from 'node:util';
 import { createLogger, ErrorCodes, KinformerError, type LabelSelector } from '@kinformer/core';
 import type { ListerWatcher, WatchEvent } from '@kinformer/reflector';
 import { KubeConfig, type User } from '@kubernetes/client-node';
+import { waitFor } from '@kinformer/test-tools';
 import { createListWatch } from './createListWatch.js';
 import { IDLE_CONNECTION_TIMEOUT_MS, keepAliveAgentFor } from './httpRequest.js';
 
@@ -78,14 +79,6 @@ class TestServer {
   async close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
   }
 }
 

@@ -11,19 +11,21 @@ import type { ExpectedType, ListerWatcher, WatchEvent } from '@kinformer/reflect
 import { FakeApiServer, type WatchInjection } from '@kinformer/testing';
 import { eventLine, TamperingProxy, type CannedResponse } from './tamperingProxy.test.helpers.js';
 import {
-  cacheVersions,
   captureLogs,
-  disposeAll,
   LEVEL,
-  pod,
   RecordingBackoff,
+  waitFor,
+  type CapturedLogs,
+  type LogLine,
+} from '@kinformer/test-tools';
+import {
+  cacheVersions,
+  disposeAll,
+  pod,
   requestLog,
   startReflector,
   track,
-  waitFor,
   waitForCacheToMatch,
-  type CapturedLogs,
-  type LogLine,
   type Pod,
   type ReflectorHarness,
 } from './testSupport.test.helpers.js';
@@ -125,7 +127,7 @@ async function watchDirectly(
 
 /** The captured lines at `level` or above whose `code` is `code`. */
 function linesWithCode(logs: CapturedLogs, code: ErrorCode, minLevel: number = LEVEL.debug): LogLine[] {
-  return logs.lines().filter((l) => l.level >= minLevel && (l.code === code || l.err?.code === code));
+  return logs.lines.filter((l) => l.level >= minLevel && (l.code === code || l.err?.code === code));
 }
 
 function expectKinformerError(err: unknown, code: ErrorCode): asserts err is KinformerError {
@@ -355,7 +357,7 @@ describe('resourceVersions that are not numbers or go back in time', () => {
     await waitForCacheToMatch(s.h, s.server);
 
     expect(s.h.reflector.stats()).toMatchObject({ resourceVersionAnomalies: 1, relists: 0 });
-    const line = s.logs.lines().find((l) => l.msg === 'non-numeric resourceVersion; treating it as opaque');
+    const line = s.logs.lines.find((l) => l.msg === 'non-numeric resourceVersion; treating it as opaque');
     expect(line).toMatchObject({
       level: LEVEL.debug,
       component: 'reflector',
@@ -398,7 +400,7 @@ describe('resourceVersions that are not numbers or go back in time', () => {
 
     const oldRV = old.metadata.resourceVersion!;
     expect(s.h.reflector.stats()).toMatchObject({ resourceVersionAnomalies: 1, relists: 0 });
-    const line = s.logs.lines().find((l) => l.msg === 'resourceVersion went backwards');
+    const line = s.logs.lines.find((l) => l.msg === 'resourceVersion went backwards');
     expect(line).toMatchObject({
       level: LEVEL.warn,
       component: 'reflector',

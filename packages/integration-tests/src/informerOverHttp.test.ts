@@ -2,7 +2,8 @@ import { ErrorCodes, isDeletedFinalStateUnknown, isKinformerError, type KubeObje
 import { SharedInformerFactory, waitForCacheSync, type ResourceEventHandler } from 'kinformer';
 import { FakeApiServer } from '@kinformer/testing';
 import type { V1Pod } from '@kubernetes/client-node';
-import { captureLogs, disposeAll, pod, track, waitFor } from './testSupport.test.helpers.js';
+import { captureLogs, waitFor } from '@kinformer/test-tools';
+import { disposeAll, pod, track } from './testSupport.test.helpers.js';
 
 // SharedInformerFactory against FakeApiServer over real HTTP: a few thousand pods across namespaces,
 // typed accessors, custom indexes, handlers (late, failing), CRDs, metadata-only informers,
@@ -179,7 +180,7 @@ describe('handlers', () => {
       ['handler-3', 0],
     ]);
     expect(
-      logs.lines().filter((l) => l.level >= 50 && l.err?.message?.includes('handler bug')).length,
+      logs.lines.filter((l) => l.level >= 50 && l.err?.message?.includes('handler bug')).length,
     ).toBeGreaterThanOrEqual(3);
     expect(informer.isStopped()).toBe(false);
   });

@@ -1,5 +1,6 @@
-import { createLogger, ErrorCodes, FakeClock, flush, isKinformerError } from '@kinformer/core';
-import type { Logger } from '@kinformer/core';
+import { ErrorCodes, FakeClock, flush, isKinformerError } from '@kinformer/core';
+import { captureLogs } from '@kinformer/test-tools';
+import type { CapturedLogs } from '@kinformer/test-tools';
 import { LeaderElector, LeaseLock, runLeaderElection } from '@kinformer/leader-election';
 import type {
   LeaderElectionRecord,
@@ -27,19 +28,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-interface LogLine {
-  level: number;
-  msg: string;
-}
-
-function captureLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const logger = createLogger({
-    level: 'debug',
-    destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
-  });
-  return { logger, lines };
-}
+const captureLogger = (): CapturedLogs => captureLogs('debug');
 
 function storedLease(s: FakeApiServer): V1Lease & { spec: Record<string, unknown> } {
   return s.get<V1Lease & { spec: Record<string, unknown> }>(LEASES, 'default/le');

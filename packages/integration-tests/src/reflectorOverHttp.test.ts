@@ -2,16 +2,15 @@ import { createListWatch } from '@kinformer/client-node';
 import { ErrorCodes, FakeClock, realClock, type Status } from '@kinformer/core';
 import type { ListerWatcher } from '@kinformer/reflector';
 import { FakeApiServer } from '@kinformer/testing';
+import { RecordingBackoff, waitFor } from '@kinformer/test-tools';
 import {
   cacheVersions,
   disposeAll,
   pod,
-  RecordingBackoff,
   requestLog,
   serverVersions,
   startReflector,
   track,
-  waitFor,
   waitForCacheToMatch,
   type Pod,
   type ReflectorHarness,

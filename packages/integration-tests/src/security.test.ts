@@ -12,14 +12,13 @@ import { SharedInformerFactory } from 'kinformer';
 import { FakeApiServer } from '@kinformer/testing';
 import { KubeConfig } from '@kubernetes/client-node';
 import { TamperingProxy, type ProxyUser } from './tamperingProxy.test.helpers.js';
+import { captureLogs, waitFor } from '@kinformer/test-tools';
 import {
-  captureLogs,
   disposeAll,
   pod,
   requestLog,
   startReflector,
   track,
-  waitFor,
   waitForCacheToMatch,
   type Pod,
 } from './testSupport.test.helpers.js';

@@ -1,7 +1,6 @@
 import { newIndexer, type Indexer, type Indexers } from '@kinformer/cache';
 import { processDeltas } from '@kinformer/controller';
 import {
-  createLogger,
   FakeClock,
   isKinformerError,
   metaNamespaceKeyFunc,
@@ -18,96 +17,12 @@ import {
   type ReflectorOptions,
 } from '@kinformer/reflector';
 import type { FakeApiServer, RecordedRequest, ResourceRef } from '@kinformer/testing';
+import { RecordingBackoff, waitFor, type WaitForOptions } from '@kinformer/test-tools';
 
-// Shared helpers of the integration suites: bounded waits, log capture, a reflector wired to a
+// Helpers of the integration suites (the generic ones — waits, log capture, backoffs — are
+// @kinformer/test-tools'): a reflector wired to a
 // FIFO that is drained into an Indexer (what an informer does, without the informer), and compact
 // views of the cache, the server's objects and the requests the server received.
-
-// ------------------------------------------------------------------------------------------ waits
-
-/** Options of {@link waitFor}. */
-export interface WaitForOptions {
-  /** Give up after this many real milliseconds (default 4 000). */
-  timeoutMs?: number;
-  /** Poll period in real milliseconds (default 5). */
-  intervalMs?: number;
-  /** Describes the state when the wait fails (appended to the error message). */
-  describe?: () => unknown;
-}
-
-/** Resolves once `condition()` is true; rejects after `timeoutMs` with the state `describe` gives. */
-export async function waitFor(condition: () => boolean, options: WaitForOptions = {}): Promise<void> {
-  const timeoutMs = options.timeoutMs ?? 4000;
-  const intervalMs = options.intervalMs ?? 5;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (condition()) return;
-    if (Date.now() >= deadline) {
-      const state = options.describe === undefined ? '' : `: ${JSON.stringify(options.describe())}`;
-      throw new Error(`condition not met within ${timeoutMs} ms${state}`);
-    }
-    await sleep(intervalMs);
-  }
-}
-
-/** A real sleep of a few milliseconds (only to let I/O happen; never to wait for a timer). */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-// ------------------------------------------------------------------------------------------- logs
-
-/** One captured pino line. */
-export interface LogLine {
-  level: number;
-  msg: string;
-  component?: string;
-  code?: string;
-  err?: { type?: string; message?: string; code?: string; details?: Record<string, unknown> };
-  [key: string]: unknown;
-}
-
-/** pino level numbers. */
-export const LEVEL = { trace: 10, debug: 20, info: 30, warn: 40, error: 50 } as const;
-
-/** A logger whose output is kept in memory: the raw text and the parsed lines. */
-export interface CapturedLogs {
-  logger: Logger;
-  /** Every line as written. */
-  readonly raw: string[];
-  /** Every line, parsed. */
-  lines(): LogLine[];
-  /** All output as one string (for "never contains" assertions). */
-  text(): string;
-}
-
-/** A pino logger (kinformer's `createLogger`, so its redaction applies) writing into memory. */
-export function captureLogs(level = 'debug'): CapturedLogs {
-  const raw: string[] = [];
-  const logger = createLogger({ level, destination: { write: (line: string) => void raw.push(line) } });
-  return {
-    logger,
-    raw,
-    lines: () => raw.map((line) => JSON.parse(line) as LogLine),
-    text: () => raw.join(''),
-  };
-}
-
-// ---------------------------------------------------------------------------------------- backoff
-
-/** A {@link Backoff} that always answers `delayMs` (default 0: retry at once) and counts its steps. */
-export class RecordingBackoff implements Backoff {
-  steps = 0;
-  resets = 0;
-  constructor(private readonly delayMs = 0) {}
-  next(): number {
-    this.steps++;
-    return this.delayMs;
-  }
-  reset(): void {
-    this.resets++;
-  }
-}
 
 // --------------------------------------------------------------------------------- objects, views
 

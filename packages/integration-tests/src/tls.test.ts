@@ -12,15 +12,8 @@ import {
   type FakeKubeConfigOptions,
 } from '@kinformer/testing';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import {
-  captureLogs,
-  disposeAll,
-  pod,
-  RecordingBackoff,
-  track,
-  waitFor,
-  type Pod,
-} from './testSupport.test.helpers.js';
+import { captureLogs, RecordingBackoff, waitFor } from '@kinformer/test-tools';
+import { disposeAll, pod, track, type Pod } from './testSupport.test.helpers.js';
 
 // TLS end to end: FakeApiServer over HTTPS (a test CA, optional client certificates) ←
 // @kubernetes/client-node's KubeConfig ← createListWatch ← SharedIndexInformer /
@@ -354,12 +347,12 @@ describe('informers over HTTPS', () => {
     });
     const { informer } = factory.core.v1.pods();
     factory.start(stop.signal);
-    await waitFor(() => logs.lines().some((l) => l.level >= 50 && l.code === ErrorCodes.CONNECTION), {
+    await waitFor(() => logs.lines.some((l) => l.level >= 50 && l.code === ErrorCodes.CONNECTION), {
       describe: () => logs.raw,
     });
     expect(informer.hasSynced()).toBe(false);
     expect(server.requests).toEqual([]);
-    const failure = logs.lines().find((l) => l.code === ErrorCodes.CONNECTION)!;
+    const failure = logs.lines.find((l) => l.code === ErrorCodes.CONNECTION)!;
     expect(failure.err?.message).toMatch(/^could not reach the API server at 127\.0\.0\.1: /);
     for (const secret of SECRETS) expect(logs.text()).not.toContain(secret);
   });

@@ -1,5 +1,6 @@
-import { createLogger, ErrorCodes, FakeClock, isKinformerError, KinformerError } from '@kinformer/core';
-import type { Logger } from '@kinformer/core';
+import { ErrorCodes, FakeClock, isKinformerError, KinformerError } from '@kinformer/core';
+import { captureLogs } from '@kinformer/test-tools';
+import type { CapturedLogs, LogLine } from '@kinformer/test-tools';
 import { InMemoryLeaseStore } from './inMemoryLock.test.helpers.js';
 import { LeaderElector } from './leaderElector.js';
 import type { LeaderCallbacks, LeaderElectorOptions } from './leaderElector.js';
@@ -11,19 +12,7 @@ import type { LeaderElectionRecord } from './resourceLock.js';
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const SECOND = 1000;
 
-interface LogLine {
-  level: number;
-  msg: string;
-}
-
-function captureLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const logger = createLogger({
-    level: 'trace',
-    destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
-  });
-  return { logger, lines };
-}
+const captureLogger = (): CapturedLogs => captureLogs('trace');
 
 const errorLines = (lines: LogLine[]): LogLine[] => lines.filter((l) => l.level >= 50);
 
