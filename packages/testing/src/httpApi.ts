@@ -35,7 +35,7 @@ import {
   makeStatus,
   methodNotAllowedError,
   unauthorizedError,
-  unsupportedMediaTypeError,
+  unsupportedPatchTypeError,
 } from './statusErrors.js';
 import type { StoredEntry } from './storedEntry.js';
 import { Watcher, type WatchHost } from './watchHandler.js';
@@ -197,11 +197,9 @@ export class HttpApi {
       }
       case 'patch': {
         const patchType = patchTypeOf(req.headers['content-type']);
-        if (patchType === undefined) {
+        if (patchType === undefined || (patchType === 'strategic' && path.type.customResource)) {
           await readBody(req);
-          throw unsupportedMediaTypeError(
-            'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
-          );
+          throw unsupportedPatchTypeError(path.type);
         }
         const body = await readJson(req);
         const entry = ctx.store.patch(

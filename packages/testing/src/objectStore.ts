@@ -16,8 +16,10 @@ import {
   preconditionConflictError,
   requiredField,
   statusError,
+  unsupportedPatchTypeError,
 } from './statusErrors.js';
 import { StoredEntry, type StoredObject } from './storedEntry.js';
+import { applyStrategicMergePatch, patchSchemaFor } from './strategicMergePatch.js';
 import { asBody, buildMeta, normalize, randomSuffix, rec, rfc3339, text } from './storedForm.js';
 
 /** Receives every write to one resource type, in revision order (a watcher). */
@@ -420,9 +422,11 @@ export class ObjectStore {
   }
 
   /**
-   * Patches an object (PATCH) with a merge, strategic-merge (as merge) or JSON patch, then stores it
-   * as {@link update} does (a `metadata.resourceVersion` in the result must still match).
-   * @throws 400 for a malformed patch, 422 for a failing JSON-patch operation, 404, 409.
+   * Patches an object (PATCH) with a merge, strategic merge (built-in types only, see
+   * `strategicMergePatch.ts`) or JSON patch, then stores it as {@link update} does (a
+   * `metadata.resourceVersion` in the result must still match).
+   * @throws 415 for a strategic merge patch of a custom resource, 400 for a malformed patch, 422 for
+   *   a failing JSON-patch operation, 404, 409.
    */
   patch(
     type: ResourceType,
@@ -432,11 +436,17 @@ export class ObjectStore {
     patch: unknown,
     subresource?: string,
   ): StoredEntry {
+    if (patchType === 'strategic' && type.customResource) throw unsupportedPatchTypeError(type);
     const existing = this.get(type, namespace, name);
     let patched: unknown;
     try {
       const doc: unknown = JSON.parse(existing.typedJson());
-      patched = patchType === 'json' ? applyJsonPatch(doc, patch) : applyMergePatch(doc, patch);
+      patched =
+        patchType === 'json'
+          ? applyJsonPatch(doc, patch)
+          : patchType === 'strategic'
+            ? applyStrategicMergePatch(doc, patch, patchSchemaFor(type.group, type.resource))
+            : applyMergePatch(doc, patch);
     } catch (err) {
       if (!(err instanceof PatchError)) throw err;
       if (err.httpStatus === 400) throw badRequestError(err.message);

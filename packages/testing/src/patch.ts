@@ -1,4 +1,4 @@
-/** Merge patch (RFC 7386), JSON patch (RFC 6902) and strategic merge treated as merge for maps. */
+/** Merge patch (RFC 7386) and JSON patch (RFC 6902); strategic merge patch is in `strategicMergePatch.ts`. */
 
 /** The patch formats the fake accepts (by `Content-Type` over HTTP). */
 export type PatchType = 'merge' | 'json' | 'strategic';
@@ -33,8 +33,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * RFC 7386 merge patch: objects merge recursively, `null` deletes a key, anything else (arrays
- * included) replaces. Returns a new value; `target` is not modified. Strategic merge uses the same
- * rules (lists are replaced rather than merged by key; `$patch` directives are not supported).
+ * included) replaces. Returns a new value; `target` is not modified.
  */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return patch;

@@ -301,3 +301,23 @@ export function notAcceptableError(message: string): KinformerError {
 export function unsupportedMediaTypeError(message: string): KinformerError {
   return failure(415, 'UnsupportedMediaType', message);
 }
+
+/**
+ * 415 for a PATCH whose `Content-Type` the type does not take (`handlers/patch.go`,
+ * `negotiation.NewUnsupportedMediaTypeError`): built-in types list JSON, merge, strategic merge and
+ * apply patches (`endpoints/installer.go`); custom resources have no strategic merge patch
+ * (apiextensions-apiserver's `crdHandler`).
+ */
+export function unsupportedPatchTypeError(type: ResourceType): KinformerError {
+  const accepted = type.customResource
+    ? ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']
+    : [
+        'application/json-patch+json',
+        'application/merge-patch+json',
+        'application/strategic-merge-patch+json',
+        'application/apply-patch+yaml',
+      ];
+  return unsupportedMediaTypeError(
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+  );
+}
