@@ -8,7 +8,7 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { FakeApiServer, FakeClock as ReexportedClock, FakeListerWatcher } from './index.js';
-import { pod, request, send } from './wire.test.helpers.js';
+import { pod, request, send, WIDGETS } from './wire.test.helpers.js';
 
 // CRUD, discovery, leases, request recording, the in-process API and @kubernetes/client-node
 // against the fake over real HTTP.
@@ -655,16 +655,7 @@ describe('@kubernetes/client-node against the fake', () => {
 
   test('CustomObjectsApi lists a registered CRD', async () => {
     server = await FakeApiServer.start({
-      resources: [
-        {
-          group: 'example.com',
-          version: 'v1',
-          resource: 'widgets',
-          kind: 'Widget',
-          namespaced: true,
-          customResource: true,
-        },
-      ],
+      resources: [WIDGETS],
     });
     server.create('widgets.example.com', {
       metadata: { name: 'w', namespace: 'default' },

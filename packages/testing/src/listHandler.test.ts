@@ -1,6 +1,6 @@
 import { FakeClock } from '@kinformer/core';
 import { FakeApiServer } from './index.js';
-import { decodeToken, pod, request } from './wire.test.helpers.js';
+import { decodeToken, pod, request, WIDGETS } from './wire.test.helpers.js';
 
 // LIST over real HTTP: the §10 checklist rows L1–L9 of apiserver-protocol.md, plus the
 // resourceVersion/validation rules of §3.2–§3.5.
@@ -83,16 +83,7 @@ describe('L1: GET a collection', () => {
 
   test('items of custom resources carry kind and apiVersion, as unstructured lists do', async () => {
     server = await FakeApiServer.start({
-      resources: [
-        {
-          group: 'example.com',
-          version: 'v1',
-          resource: 'widgets',
-          kind: 'Widget',
-          namespaced: true,
-          customResource: true,
-        },
-      ],
+      resources: [WIDGETS],
     });
     server.create('widgets.example.com', { metadata: { name: 'w' }, spec: { color: 'red' } });
     const res = await request(`${server.url}/apis/example.com/v1/namespaces/default/widgets`);

@@ -1,6 +1,6 @@
 import { FakeApiServer } from './index.js';
 import { applyStrategicMergePatch, patchSchemaFor } from './strategicMergePatch.js';
-import { pod, send } from './wire.test.helpers.js';
+import { pod, send, WIDGETS } from './wire.test.helpers.js';
 
 // Strategic merge patch as apimachinery's pkg/util/strategicpatch applies it, with the
 // patchStrategy/patchMergeKey tags of k8s.io/api (core/v1/types.go: Container.Ports by
@@ -118,16 +118,7 @@ describe('strategic merge patch (strategicpatch.StrategicMergePatch)', () => {
 
   test('over HTTP: a deployment template container is merged by name; CRDs answer 415 without strategic merge among the accepted types', async () => {
     const server = await FakeApiServer.start({
-      resources: [
-        {
-          group: 'example.com',
-          version: 'v1',
-          resource: 'widgets',
-          kind: 'Widget',
-          namespaced: true,
-          customResource: true,
-        },
-      ],
+      resources: [WIDGETS],
     });
     try {
       server.create('deployments.apps', {

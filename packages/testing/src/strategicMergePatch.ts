@@ -133,7 +133,10 @@ function mergeMap(original: unknown, patch: Json, schema: PatchSchema | undefine
     return clone(rest);
   }
   if (directive !== undefined && directive !== 'merge')
-    throw new PatchError(400, `Unknown patch type: ${JSON.stringify(directive)} in map: ${JSON.stringify(patch)}`);
+    throw new PatchError(
+      400,
+      `Unknown patch type: ${JSON.stringify(directive)} in map: ${JSON.stringify(patch)}`,
+    );
   const result: Json = isMap(original) ? { ...original } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (key === '$patch' || key === '$retainKeys' || key.startsWith(SET_ORDER)) continue;

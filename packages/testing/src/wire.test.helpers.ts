@@ -207,3 +207,13 @@ export function pod(
   if (extra.status) out.status = extra.status;
   return out;
 }
+
+/** A namespaced custom resource type for tests (`widgets.example.com/v1`, kind `Widget`). */
+export const WIDGETS = {
+  group: 'example.com',
+  version: 'v1',
+  resource: 'widgets',
+  kind: 'Widget',
+  namespaced: true,
+  customResource: true,
+} as const;
