@@ -2,7 +2,8 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCodes, KinformerError } from 'kinformer';
-import { DemoUsageError, firstLine, parseArgs } from './cli.js';
+import { DemoUsageError, parseArgs } from './cli.js';
+import { firstLine } from './firstLine.js';
 
 describe('the demo command line', () => {
   it('turns a missing or broken kubeconfig into one line', () => {

@@ -1,6 +1,7 @@
 /** The demo's command line: options, kubeconfig loading, and errors as one line each. */
 import { KubeConfig } from '@kubernetes/client-node';
 import type { DemoOptions } from './demo.js';
+import { firstLine } from './firstLine.js';
 
 export const USAGE =
   'usage: pnpm demo [--kubeconfig PATH] [--pods N] [--duration 20s] [--churn 400] [--no-chaos] [--sync-timeout 30s]';
@@ -93,16 +94,4 @@ export function parseArgs(
   if (!options.kubeConfig && env.KUBECONFIG) options.kubeConfig = loadKubeConfig(undefined);
   if (options.kubeConfig && options.durationMs === undefined) options.durationMs = 24 * 3600_000;
   return options;
-}
-
-/**
- * An error as one line: its message's first line (once, when it only repeats its cause), without a
- * stack. For what the demo prints when it gives up.
- */
-export function firstLine(err: unknown): string {
-  let text = err instanceof Error ? err.message : String(err);
-  const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : undefined;
-  if (cause !== undefined && text === `${cause}: ${cause}`) text = cause;
-  text = text.split('\n', 1)[0]!.trim();
-  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }

@@ -13,7 +13,7 @@ import {
   SharedInformerFactory,
   type SharedIndexInformer,
 } from 'kinformer';
-import { firstLine } from './cli.js';
+import { firstLine } from './firstLine.js';
 import { DeliveryLag, formatMs } from './deliveryLag.js';
 
 export interface DemoOptions {

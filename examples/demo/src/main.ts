@@ -7,7 +7,8 @@
  * Ctrl-C once: before the first sync it stops at once ("not synced"); later it ends the run (and, on
  * the embedded server, still checks the cache). Ctrl-C twice: exits at once. Errors are one line.
  */
-import { DemoUsageError, firstLine, parseArgs, USAGE } from './cli.js';
+import { DemoUsageError, parseArgs, USAGE } from './cli.js';
+import { firstLine } from './firstLine.js';
 import { runDemo } from './demo.js';
 
 const stop = new AbortController();
