@@ -1,5 +1,6 @@
-import { createLogger, ErrorCodes, FakeClock, KinformerError } from '@kinformer/core';
-import type { Logger } from '@kinformer/core';
+import { ErrorCodes, FakeClock, KinformerError } from '@kinformer/core';
+import { captureLogs, LEVEL } from '@kinformer/test-tools';
+import type { LogLine } from '@kinformer/test-tools';
 import { FakeApiServer } from '@kinformer/testing';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { ApiEventRecorder, referenceTo } from './eventRecorder.js';
@@ -47,24 +48,13 @@ afterEach(async () => {
   await server.close();
 });
 
-function silentLogger(): { logger: Logger; lines: Array<{ level: number; msg: string }> } {
-  const lines: Array<{ level: number; msg: string }> = [];
-  const logger = createLogger({
-    level: 'debug',
-    destination: {
-      write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }),
-    },
-  });
-  return { logger, lines };
-}
-
 function newRecorder(options: Partial<ApiEventRecorderOptions> & { sink?: EventSink } = {}): {
   recorder: ApiEventRecorder;
   clock: FakeClock;
-  lines: Array<{ level: number; msg: string }>;
+  lines: LogLine[];
 } {
   const clock = options.clock instanceof FakeClock ? options.clock : new FakeClock(T0);
-  const { logger, lines } = silentLogger();
+  const { logger, lines } = captureLogs();
   const { sink, ...rest } = options;
   const recorder = new ApiEventRecorder(sink ?? server.kubeConfig(), {
     reportingController: 'test-controller',
@@ -253,9 +243,9 @@ describe('ApiEventRecorder: asynchronous writes, retries and limits', () => {
     expect(server.requests.filter((r) => r.resource === 'events')).toHaveLength(1);
     expect(stored()).toEqual([]);
     expect(recorder.stats()).toMatchObject({ failed: 1, created: 0 });
-    expect(lines.some((l) => l.msg === 'server rejected event (will not retry)' && l.level === 50)).toBe(
-      true,
-    );
+    expect(
+      lines.some((l) => l.msg === 'server rejected event (will not retry)' && l.level === LEVEL.error),
+    ).toBe(true);
   });
 
   test('event() never waits: it returns before anything is written', () => {
