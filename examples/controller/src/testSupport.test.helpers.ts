@@ -1,6 +1,7 @@
 /**
  * Helpers shared by this example's tests (Jest only runs `*.test.ts`).
  */
+import { waitFor as waitForCondition } from '@kinformer/test-tools';
 import type { FakeApiServer } from '@kinformer/testing';
 import { realClock, SharedInformerFactory } from 'kinformer';
 import type { Clock } from 'kinformer';
@@ -15,13 +16,9 @@ export const NS = 'kube-system';
 /** The wall clock with sub-millisecond `now()` (monotonic), for ordering reconcile intervals. */
 export const preciseClock: Clock = { ...realClock, now: () => performance.now() };
 
-/** Waits (real time, bounded) until `condition()` holds, polling every 5 ms. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise<void>((resolve) => setTimeout(resolve, 5));
-  }
+/** Waits (real time, bounded: 8 s by default) until `condition()` holds: `@kinformer/test-tools`' `waitFor`. */
+export function waitFor(condition: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
+  return waitForCondition(condition, what, timeoutMs);
 }
 
 /** Waits until the ConfigMaps on the server equal the pods per node; fails with the differences. */
