@@ -290,22 +290,29 @@ describe.each(['RealFIFO', 'DeltaFIFO'] as const)('newInformer with a %s', (queu
   });
 
   // client-go TestStoreResourceVersion: the store's resourceVersion follows the events applied to it.
-  it("keeps the store's resourceVersion at the last event applied", async () => {
-    const clock = new FakeClock();
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '5')));
-    const { store, controller } = newInformer<Pod>(lw, {}, { clock, queue });
-    const ac = new AbortController();
-    const done = controller.run(ac.signal);
-    await waitFor(() => controller.hasSynced(), 'sync');
-    expect(store.lastStoreSyncResourceVersion()).toBe('5');
-    const watch = await lw.nextWatch();
-    watch.add(pod('b', '11'));
-    await waitFor(() => store.lastStoreSyncResourceVersion() === '11', 'rv 11');
-    watch.delete(pod('a', '12'));
-    await waitFor(() => store.lastStoreSyncResourceVersion() === '12', 'rv 12');
-    ac.abort();
-    await done;
-  });
+  it.each([
+    { atomicEvents: true, afterList: '10' }, // the default (client-go 1.36 AtomicFIFO): the list's
+    { atomicEvents: false, afterList: '5' }, // non-atomic: the newest listed object's
+  ])(
+    "keeps the store's resourceVersion at the last event applied (atomicEvents $atomicEvents)",
+    async ({ atomicEvents, afterList }) => {
+      const clock = new FakeClock();
+      const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '5')));
+      const { store, controller } = newInformer<Pod>(lw, {}, { clock, queue, atomicEvents });
+      const ac = new AbortController();
+      const done = controller.run(ac.signal);
+      await waitFor(() => controller.hasSynced(), 'sync');
+      // A DeltaFIFO has no atomic mode: relists are applied object by object.
+      expect(store.lastStoreSyncResourceVersion()).toBe(queue === 'DeltaFIFO' ? '5' : afterList);
+      const watch = await lw.nextWatch();
+      watch.add(pod('b', '11'));
+      await waitFor(() => store.lastStoreSyncResourceVersion() === '11', 'rv 11');
+      watch.delete(pod('a', '12'));
+      await waitFor(() => store.lastStoreSyncResourceVersion() === '12', 'rv 12');
+      ac.abort();
+      await done;
+    },
+  );
 
   // client-go TestPanicPropagated: a handler throw stops the controller and propagates out of run.
   it('rejects run with the error a handler throws', async () => {

@@ -21,6 +21,13 @@ export interface InformerOptions<T extends KubeObject> {
   transform?: TransformFunc<T>;
   /** `'RealFIFO'` (default, client-go 1.36: events in watch order) or `'DeltaFIFO'` (per-key batching). */
   queue?: QueueKind;
+  /**
+   * With the `RealFIFO`: atomic relists and resyncs (client-go 1.36's `AtomicFIFO`, the default): a
+   * relist is applied to the store in one step, so readers never see half of it, and the store's
+   * resourceVersion is then the list's. `false`: the non-atomic mode (one delta per object).
+   * Ignored with the `DeltaFIFO`.
+   */
+  atomicEvents?: boolean;
   /** The expected `apiVersion`/`kind` (see `ControllerOptions.objectType`). */
   objectType?: ControllerOptions<T>['objectType'];
   /** Deep-freeze stored objects (default: development mode). */
@@ -100,27 +107,40 @@ function buildController<T extends KubeObject>(
   });
 }
 
+/** Options of {@link newInformerQueue}. */
+export interface InformerQueueOptions<T> {
+  transform?: TransformFunc<T>;
+  /** With `'RealFIFO'`: atomic mode (default true, as client-go 1.36); ignored with `'DeltaFIFO'`. */
+  atomicEvents?: boolean;
+  name?: string;
+  clock?: Clock;
+  logger?: Logger;
+}
+
 /**
- * The queue of an informer whose cache is `knownObjects` (client-go's `newQueueFIFO`, non-atomic
- * mode): a `RealFIFO`, or a `DeltaFIFO` emitting `Replaced` deltas. Both see the cache, so relists
- * detect deletions and resyncs re-deliver cached objects.
+ * The queue of an informer whose cache is `store` (client-go's `newQueueFIFO`): by default a
+ * `RealFIFO` in atomic mode with bookmarks (`ReplacedAll`/`SyncAll`/`Bookmark` deltas, which
+ * `processDeltas` reconciles against the store); with `atomicEvents: false` a non-atomic `RealFIFO`
+ * seeing the store as its `knownObjects`; or a `DeltaFIFO` emitting `Replaced` deltas (also seeing
+ * the store). Either way relists detect deletions and resyncs re-deliver cached objects.
  */
 export function newInformerQueue<T extends KubeObject>(
   kind: QueueKind,
-  knownObjects: Store<T>,
-  options: { transform?: TransformFunc<T>; name?: string; clock?: Clock; logger?: Logger } = {},
+  store: Store<T>,
+  options: InformerQueueOptions<T> = {},
 ): Queue<T> {
-  return newQueue(kind, knownObjects, options);
+  return newQueue(kind, store, options);
 }
 
 function newQueue<T extends KubeObject>(
   kind: QueueKind,
-  knownObjects: Store<T>,
-  options: { transform?: TransformFunc<T>; name?: string; clock?: Clock; logger?: Logger },
+  store: Store<T>,
+  options: InformerQueueOptions<T>,
 ): Queue<T> {
+  const atomic = kind === 'RealFIFO' && (options.atomicEvents ?? true);
   const common = {
     keyFunction: keyFunc<T>(),
-    knownObjects,
+    ...(atomic ? { atomicEvents: true, emitDeltaTypeBookmark: true } : { knownObjects: store }),
     ...(options.transform === undefined ? {} : { transformer: options.transform }),
     ...(options.name === undefined ? {} : { name: `${kind} ${options.name}` }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),

@@ -51,6 +51,8 @@ export interface InformerFactoryOptions {
   transform?: <T extends KubeObject>(obj: T) => T;
   /** Queue kind of every informer (default `'RealFIFO'`). */
   queue?: QueueKind;
+  /** Atomic relists and resyncs in every informer (default true; see the informer's `atomicEvents`). */
+  atomicEvents?: boolean;
   /** Deep-freeze cached objects (default: development mode). */
   freeze?: boolean;
   /**
@@ -268,6 +270,7 @@ export class InformerFactory {
       clock: this.#clock,
       ...(o.transform === undefined ? {} : { transform: o.transform }),
       ...(o.queue === undefined ? {} : { queue: o.queue }),
+      ...(o.atomicEvents === undefined ? {} : { atomicEvents: o.atomicEvents }),
       ...(o.freeze === undefined ? {} : { freeze: o.freeze }),
       ...(o.logger === undefined ? {} : { logger: o.logger }),
       ...(expectedType === undefined || metadataOnly ? {} : { objectType: expectedType }),

@@ -416,7 +416,11 @@ describe('SharedIndexInformer', () => {
     const mine = informer.addEventHandler(l);
     const foreign = other.addEventHandler(l);
     informer.removeEventHandler(foreign);
-    informer.removeEventHandler({ hasSynced: () => true, remove: () => undefined });
+    informer.removeEventHandler({
+      hasSynced: () => true,
+      remove: () => undefined,
+      shutDown: () => Promise.resolve(),
+    });
     expect(informer.stats().handlers).toHaveLength(1);
     expect(other.stats().handlers).toHaveLength(1);
     const { ac, done } = run(informer);

@@ -1,4 +1,4 @@
-import { newIndexer } from '@kinformer/cache';
+import { newIndexer, TransactionError } from '@kinformer/cache';
 import type { Indexer, Indexers } from '@kinformer/cache';
 import { Controller, newInformerQueue, processDeltas } from '@kinformer/controller';
 import type { ControllerOptions, QueueKind, ResourceEventHandler } from '@kinformer/controller';
@@ -44,6 +44,14 @@ export interface SharedIndexInformerOptions<T extends KubeObject> {
    * in the order they happened) or `'DeltaFIFO'` (the pre-1.33 per-key queue).
    */
   queue?: QueueKind;
+  /**
+   * Atomic relists and resyncs (client-go 1.36's `AtomicFIFO`; default true, with the `RealFIFO`):
+   * a relist is applied to the cache in one step — listers and `byIndex` never see half of it, and
+   * `lastStoreSyncResourceVersion()` is then the list's — and handlers then get the same
+   * notifications as before (deletes, then adds/updates in list order). `false`: the non-atomic
+   * mode, one queue entry per listed object. Ignored with the `DeltaFIFO`.
+   */
+  atomicEvents?: boolean;
   /** The expected `apiVersion`/`kind`: the reflector drops objects of any other type. */
   objectType?: ControllerOptions<T>['objectType'];
   /** Deep-freeze cached objects (default: development mode, see core's `defaultFreezeObjects`). */
@@ -74,8 +82,20 @@ export interface ResourceEventHandlerRegistration {
    * cached at that time). A bound function: pass it to `waitForCacheSync` as it is.
    */
   readonly hasSynced: () => boolean;
-  /** Unregisters the handler (same as `informer.removeEventHandler(this)`). Idempotent. */
+  /**
+   * Unregisters the handler (same as `informer.removeEventHandler(this)`). Idempotent. Does not
+   * wait: a handler call in progress may still be running when it returns (use {@link shutDown}).
+   */
   remove(): void;
+  /**
+   * Unregisters the handler and resolves once its listener has stopped: no call will be made any
+   * more and the call in progress, if any, has returned (an async handler's promise has settled).
+   * Then it is safe to free what the handler uses. Resolves at once when the informer never ran or
+   * has stopped; idempotent (same as `informer.shutDownEventHandler(this)`, client-go's
+   * `ShutDownEventHandler`). Never rejects. Do not await it from inside the handler's own call: it
+   * would wait for itself.
+   */
+  shutDown(): Promise<void>;
 }
 
 /** Per-handler counters (see {@link InformerStats}). */
@@ -99,9 +119,9 @@ export interface HandlerStats {
 
 /** Counters of one informer. Totals include handlers that were removed. */
 export interface InformerStats {
-  /** Deltas applied to the cache. */
+  /** Deltas applied to the cache (an atomic relist counts one per listed object). */
   deltasProcessed: number;
-  /** Deltas the cache refused (a key or index function threw): logged and skipped. */
+  /** Deltas (or listed objects) the cache refused (a key or index function threw): logged and skipped. */
   processErrors: number;
   /** Items waiting in the queue between the reflector and the cache. */
   queueDepth: number;
@@ -285,12 +305,24 @@ export class SharedIndexInformer<T extends KubeObject> {
   /**
    * Unregisters a handler: it gets nothing more (notifications still buffered are dropped; a call in
    * progress completes). Idempotent; a registration of another informer, or any call after the
-   * informer stopped, is ignored.
+   * informer stopped, is ignored. Does not wait for the call in progress: see
+   * {@link shutDownEventHandler}.
    */
   removeEventHandler(registration: ResourceEventHandlerRegistration): void {
     if (!(registration instanceof HandlerRegistration) || registration.informer !== this) return;
     if (this.#processor.removeListener(registration.listener as ProcessorListener<T>))
       this.#events.emit('change');
+  }
+
+  /**
+   * client-go's `ShutDownEventHandler`: {@link removeEventHandler}, then resolves once the handler's
+   * listener has stopped and its call in progress (if any, async or not) has returned. Resolves at
+   * once for a registration of another informer, of an informer that never ran or that stopped.
+   */
+  async shutDownEventHandler(registration: ResourceEventHandlerRegistration): Promise<void> {
+    this.removeEventHandler(registration);
+    if (!(registration instanceof HandlerRegistration) || registration.informer !== this) return;
+    await (registration.listener as ProcessorListener<T>).stop();
   }
 
   /**
@@ -443,6 +475,7 @@ export class SharedIndexInformer<T extends KubeObject> {
       const options = this.#options;
       const queue = newInformerQueue<T>(options.queue ?? 'RealFIFO', this.#indexer, {
         ...(this.#transform === undefined ? {} : { transform: this.#transform }),
+        ...(options.atomicEvents === undefined ? {} : { atomicEvents: options.atomicEvents }),
         name: this.name,
         clock: this.#clock,
         logger: this.#baseLogger,
@@ -478,11 +511,12 @@ export class SharedIndexInformer<T extends KubeObject> {
   /** Applies one popped item to the cache and distributes it. Synchronous. */
   readonly #process = (deltas: Deltas<T>, isInInitialList: boolean): void => {
     this.#syncError = undefined;
-    this.#deltasProcessed += deltas.length;
+    for (const delta of deltas)
+      this.#deltasProcessed += delta.type === 'ReplacedAll' ? delta.object.objects.length : 1;
     try {
       void processDeltas(this.#distributor, this.#indexer, deltas, isInInitialList);
     } catch (err) {
-      this.#processErrors++;
+      this.#processErrors += err instanceof TransactionError ? err.errors.length : 1;
       this.#logger.error(
         { err, code: isKinformerError(err) ? err.code : undefined },
         'could not apply a change to the cache; skipped',
@@ -559,6 +593,10 @@ class HandlerRegistration<T extends KubeObject> implements ResourceEventHandlerR
 
   remove(): void {
     this.informer.removeEventHandler(this);
+  }
+
+  shutDown(): Promise<void> {
+    return this.informer.shutDownEventHandler(this);
   }
 }
 
