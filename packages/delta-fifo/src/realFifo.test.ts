@@ -757,55 +757,8 @@ describe('RealFIFO', () => {
       return { fifo, store, history, drain };
     }
 
-    const cases: Array<{ name: string; initial: Pod[]; replaced: Pod[]; rv: string; expected: Rec[] }> = [
-      {
-        name: 'Create with no initial objects',
-        initial: [],
-        replaced: [pod('pod-1', '1')],
-        rv: '1',
-        expected: [{ action: 'add', key: 'default/pod-1', eventRV: '1', storeRV: '1' }],
-      },
-      {
-        name: 'Delete all objects',
-        initial: [pod('pod-1', '1'), pod('pod-3', '2')],
-        replaced: [],
-        rv: '2',
-        expected: [
-          { action: 'delete', key: 'default/pod-1', eventRV: '1', storeRV: '' },
-          { action: 'delete', key: 'default/pod-3', eventRV: '2', storeRV: '' },
-        ],
-      },
-      {
-        name: 'Create, update, delete',
-        initial: [pod('pod-1', '1'), pod('pod-2', '2', { ver: '1' }), pod('pod-3', '3')],
-        replaced: [pod('pod-1', '4'), pod('pod-2', '5', { ver: '2' }), pod('pod-4', '6')],
-        rv: '6',
-        expected: [
-          { action: 'delete', key: 'default/pod-3', eventRV: '3', storeRV: '' },
-          { action: 'update', key: 'default/pod-1', eventRV: '4', storeRV: '4' },
-          { action: 'update', key: 'default/pod-2', eventRV: '5', storeRV: '5' },
-          { action: 'add', key: 'default/pod-4', eventRV: '6', storeRV: '6' },
-        ],
-      },
-    ];
-
-    it('matches client-go for each case, run in sequence on one queue and store', async () => {
-      const { fifo, store, history, drain } = setup();
-      fifo.replace([], '0');
-      await drain();
-      expect(fifo.hasSynced()).toBe(true);
-      for (const tc of cases) {
-        for (const p of tc.initial) fifo.add(p);
-        await drain();
-        history.length = 0;
-        fifo.replace(tc.replaced, tc.rv);
-        await drain();
-        expect([...store.values()].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))).toEqual(
-          tc.replaced,
-        );
-        expect(history).toEqual(tc.expected);
-      }
-    });
+    // client-go's TestReplaceEvents cases run in packages/controller/src/processDeltas.atomic.test.ts,
+    // in both modes, through this FIFO and processDeltas.
 
     it('queues the replace after items already queued and before items queued later', async () => {
       const { fifo, history, drain } = setup();
