@@ -5,8 +5,8 @@ import { RealFIFO } from '@kinformer/delta-fifo';
 import type { Deltas } from '@kinformer/delta-fifo';
 import { processDeltas, processDeltasBatch } from './processDeltas.js';
 import type { ResourceEventHandler } from './resourceEventHandler.js';
-import { keyOf, pod } from './testSupport.test.helpers.js';
-import type { Pod } from './testSupport.test.helpers.js';
+import { keyOf, pod } from '@kinformer/test-tools';
+import type { Pod } from '@kinformer/test-tools';
 
 // processDeltas applying the atomic-mode deltas of a RealFIFO (client-go 1.36 AtomicFIFO):
 // ports of client-go's controller_test.go TestReplaceEvents, TestStoreResourceVersion and

@@ -3,9 +3,9 @@ import type { KubeObject } from '@kinformer/core';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
 import type { SharedIndexInformerOptions } from './sharedIndexInformer.js';
-import { SharedInformerFactory } from './sharedInformerFactory.js';
-import { keyOf, noBackoff, pod, podList, waitFor } from './testSupport.test.helpers.js';
-import type { Pod } from './testSupport.test.helpers.js';
+import { InformerFactory } from './informerFactory.js';
+import { keyOf, noBackoff, pod, podList, waitFor } from '@kinformer/test-tools';
+import type { Pod } from '@kinformer/test-tools';
 
 // The informer's default atomic mode (client-go 1.36 AtomicFIFO): a relist reaches the cache in
 // one step, handlers get the same per-key notifications as in the non-atomic mode.
@@ -142,18 +142,16 @@ describe('SharedIndexInformer atomic relists', () => {
   });
 });
 
-describe('SharedInformerFactory atomicEvents', () => {
+describe('InformerFactory atomicEvents', () => {
   it.each([
     { atomicEvents: undefined, rv: '10' },
     { atomicEvents: false, rv: '3' },
   ])('passes atomicEvents $atomicEvents to its informers', async ({ atomicEvents, rv }) => {
-    const factory = new SharedInformerFactory(undefined, {
-      clock: new FakeClock(),
-      ...(atomicEvents === undefined ? {} : { atomicEvents }),
-      listerWatcherFactory: () =>
-        new FakeListerWatcher<KubeObject>().enqueueList(podList('10', pod('a', '3'))),
-    });
-    const { informer } = factory.core.v1.pods();
+    const factory = new InformerFactory(
+      () => new FakeListerWatcher<KubeObject>().enqueueList(podList('10', pod('a', '3'))),
+      { clock: new FakeClock(), ...(atomicEvents === undefined ? {} : { atomicEvents }) },
+    );
+    const { informer } = factory.forResource({ version: 'v1', resource: 'pods' });
     const ac = new AbortController();
     factory.start(ac.signal);
     await factory.waitForCacheSync(ac.signal);

@@ -1,8 +1,8 @@
 import { FakeClock } from '@kinformer/core';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
-import { keyOf, noBackoff, pod, podList, settle, waitFor } from './testSupport.test.helpers.js';
-import type { Pod } from './testSupport.test.helpers.js';
+import { keyOf, noBackoff, pod, podList, settle, waitFor } from '@kinformer/test-tools';
+import type { Pod } from '@kinformer/test-tools';
 
 // Awaitable handler shutdown: ports of client-go's shared_informer_test.go
 // TestRemoveEventHandler_SynchronousShutdown and TestShutDownEventHandler_Lifecycles
