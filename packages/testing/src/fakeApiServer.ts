@@ -36,6 +36,7 @@ import {
   type TlsClientError,
 } from './serverTls.js';
 import { FAKE_API_SERVER_TLS } from './tlsFixtures.js';
+import { WatchCacheLag, type WatchCacheLagOptions } from './watchCacheLag.js';
 import type { SlowConsumerLimit, Watcher, WatchHost, WatchInjection, WatchTiming } from './watchHandler.js';
 
 /**
@@ -97,6 +98,14 @@ export interface FakeApiServerOptions {
    * `deletionTimestamp`, grace 0) and then the DELETED.
    */
   gracefulPodDeletion?: boolean;
+  /**
+   * A watch cache that lags behind storage (off by default), as kube-apiserver's under load:
+   * `resourceVersion=0` lists, watch-lists from `0` and legacy watches from `""`/`0` start from the
+   * state `lagMs` ago (the newer events follow at once), and bookmarks of a type without writes only
+   * advance at `progressNotifyIntervalMs` (etcd's progress notify; default 10 min) or after a
+   * consistent LIST. Reads without a resourceVersion stay consistent. See {@link WatchCacheLagOptions}.
+   */
+  watchCacheLag?: WatchCacheLagOptions;
   logger?: Logger;
   /** Keep {@link FakeApiServer.requests} (default true). */
   recordRequests?: boolean;
@@ -169,6 +178,7 @@ export class FakeApiServer implements WatchHost {
   readonly #requests: RequestRecord[] = [];
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #cache: WatchCacheLag | undefined;
   #closing: Promise<void> | undefined;
 
   private constructor(
@@ -187,7 +197,14 @@ export class FakeApiServer implements WatchHost {
     this.#registry = registry;
     this.#clock = options.clock ?? realClock;
     this.#logger = componentLogger(options.logger, { component: 'fake-api-server' });
+    const initialRev = Math.max(1, Math.floor(options.initialResourceVersion ?? 1));
+    const cache =
+      options.watchCacheLag === undefined
+        ? undefined
+        : new WatchCacheLag(this.#clock, initialRev, options.watchCacheLag);
+    this.#cache = cache;
     this.store = new ObjectStore({
+      onRevision: cache === undefined ? undefined : (rev) => cache.record(rev),
       historySize: options.historySize ?? 10_000,
       initialResourceVersion: options.initialResourceVersion ?? 1,
       clock: this.#clock,
@@ -201,6 +218,7 @@ export class FakeApiServer implements WatchHost {
       minRequestTimeoutMs: options.minRequestTimeoutMs ?? 0,
       random: options.random ?? Math.random,
       slowConsumers: options.slowConsumers,
+      cache,
     };
     this.faults = new FakeApiServerFaults({
       store: this.store,
@@ -483,6 +501,7 @@ export class FakeApiServer implements WatchHost {
     this.#closing ??= (async () => {
       this.faults.reset();
       this.store.cancelTerminations();
+      this.#cache?.stop();
       const closed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
       await this.#closeConnections(true);
       await closed;

@@ -287,6 +287,7 @@ export class HttpApi {
         query,
         representation,
         freshnessWaitMs: ctx.host.timing.freshnessWaitMs,
+        cache: ctx.host.timing.cache,
       });
       if (!res.destroyed) sendJson(res, 200, body, pretty);
       return;

@@ -24,6 +24,7 @@ export type {
 } from './faults.js';
 export { FakeApiServerFaults } from './faults.js';
 export type { SlowConsumerLimit, WatchInjection } from './watchHandler.js';
+export type { WatchCacheLagOptions } from './watchCacheLag.js';
 export type { RecordedRequest } from './recordedRequest.js';
 export type { ResourceDefinition, ResourceRef, ResourceType } from './resourceRegistry.js';
 export { DEFAULT_RESOURCES } from './resourceRegistry.js';

@@ -16,6 +16,7 @@ import {
   tooLargeResourceVersionStatus,
 } from './statusErrors.js';
 import type { StoredEntry } from './storedEntry.js';
+import type { WatchCacheLag } from './watchCacheLag.js';
 
 /** Everything a LIST needs. */
 export interface ListRequest {
@@ -27,6 +28,8 @@ export interface ListRequest {
   representation: Representation;
   /** How long a request for a future resourceVersion waits before 504 (the watch cache's 3 s). */
   freshnessWaitMs: number;
+  /** A lagging watch cache: `resourceVersion=0` lists read its (older) state. */
+  cache?: WatchCacheLag | undefined;
 }
 
 /** Index of the first key `>= key` in sorted `keys`. */
@@ -86,6 +89,7 @@ export async function serveList(request: ListRequest): Promise<string> {
     }
   } else if (query.resourceVersion === '') {
     snapshot = store.current(table);
+    request.cache?.caughtUp(store.rev);
   } else {
     const rv = parseResourceVersion(query.resourceVersion);
     if (rv === undefined)
@@ -102,7 +106,10 @@ export async function serveList(request: ListRequest): Promise<string> {
       // Not older than rv; "0" means any, served from the cache with limit ignored.
       if (rv === 0) limit = 0;
       await waitUntil(request, rv);
-      snapshot = store.current(table);
+      snapshot =
+        rv === 0 && request.cache !== undefined
+          ? store.snapshotAt(table, Math.max(request.cache.cacheRev(), store.compactedRV))
+          : store.current(table);
     }
   }
   return renderPage(request, snapshot, start, limit);

@@ -93,6 +93,8 @@ export interface ObjectStoreOptions {
   clock: Clock;
   /** Emulate graceful deletion of pods (the pod strategy's grace period and the kubelet's final delete). */
   gracefulPods: boolean;
+  /** Called with the new revision after every write, bump and compaction. */
+  onRevision?: ((rev: number) => void) | undefined;
 }
 
 interface RevisionWaiter {
@@ -121,6 +123,7 @@ export class ObjectStore {
   readonly #waiters = new Set<RevisionWaiter>();
   readonly #terminations = new Map<string, { run: () => void; timer: Timer }>();
   readonly #gracefulPods: boolean;
+  readonly #onRevision: ((rev: number) => void) | undefined;
   #rev: number;
   #compactedRV: number;
 
@@ -128,6 +131,7 @@ export class ObjectStore {
     this.history = new EventHistory(options.historySize);
     this.#clock = options.clock;
     this.#gracefulPods = options.gracefulPods;
+    this.#onRevision = options.onRevision;
     this.#rev = Math.max(1, Math.floor(options.initialResourceVersion));
     this.#compactedRV = this.#rev;
   }
@@ -231,6 +235,7 @@ export class ObjectStore {
   }
 
   #notifyRevision(): void {
+    this.#onRevision?.(this.#rev);
     if (this.#waiters.size === 0) return;
     for (const waiter of this.#waiters) {
       if (this.#rev >= waiter.target) {

@@ -12,6 +12,7 @@ import {
 import type { Representation } from './negotiation.js';
 import type { EventSink, ObjectStore, ResourceTable } from './objectStore.js';
 import { tooLargeResourceVersionStatus, tooOldWatchStatus } from './statusErrors.js';
+import type { WatchCacheLag } from './watchCacheLag.js';
 
 /**
  * Something a test can make a watch stream send (see `FakeApiServerFaults.injectIntoWatches`):
@@ -40,6 +41,8 @@ export interface WatchTiming {
   minRequestTimeoutMs: number;
   /** Random source in [0, 1) for the watch timeout. */
   random: () => number;
+  /** The lagging watch cache, when emulated (undefined: every read sees the current state). */
+  cache: WatchCacheLag | undefined;
   /** Close watchers whose buffer stays full (undefined = buffer without limit, the fake's default). */
   slowConsumers: SlowConsumerLimit | undefined;
 }
@@ -164,33 +167,55 @@ export class Watcher implements EventSink {
           return;
         }
       }
-      this.#sendInitialEvents(q.allowWatchBookmarks);
+      // A watch-list from "0" may be served from a lagging cache; from "" it is consistent.
+      this.#sendInitialEvents(
+        q.allowWatchBookmarks,
+        q.resourceVersion === '0' ? this.#cacheRev() : undefined,
+      );
     } else if (requested === 0) {
       if (q.sendInitialEvents === undefined) {
-        // Legacy watch from "" / "0" on a server without watch-list defaulting: current state, no end marker.
-        this.#sendInitialEvents(false);
+        // Legacy watch from "" / "0" on a server without watch-list defaulting: the cache's current
+        // state, no end marker.
+        this.#sendInitialEvents(false, this.#cacheRev());
       } else {
-        this.#goLive(store.rev);
+        const from = this.#cacheRev();
+        if (from === undefined) this.#goLive(store.rev);
+        else this.#replayAfter(from);
       }
     } else {
       if (requested < store.compactedRV) {
         this.#sendError(tooOldWatchStatus(requested, store.compactedRV));
         return;
       }
-      this.#fromRV = requested;
-      const history = store.history;
-      for (let i = history.firstIndexAfter(requested); i < history.size; i++) {
-        const event = history.at(i);
-        if (event.entry.type === this.table.type) this.deliver(event);
-      }
-      this.#goLive(requested);
+      this.#replayAfter(requested);
     }
     for (const injection of this.#host.takeNextInjections(this)) this.inject(injection);
   }
 
-  #sendInitialEvents(endBookmark: boolean): void {
+  /** The revision of a lagging watch cache (never below what the history still covers), if there is one. */
+  #cacheRev(): number | undefined {
+    const cache = this.#host.timing.cache;
+    return cache === undefined ? undefined : Math.max(cache.cacheRev(), this.#host.store.compactedRV);
+  }
+
+  /** Sends the events of this type after `rev` from the history, then goes live. */
+  #replayAfter(rev: number): void {
+    this.#fromRV = rev;
+    const history = this.#host.store.history;
+    for (let i = history.firstIndexAfter(rev); i < history.size; i++) {
+      const event = history.at(i);
+      if (event.entry.type === this.table.type) this.deliver(event);
+    }
+    this.#goLive(rev);
+  }
+
+  /**
+   * Sends the state at `atRev` (default: now) as ADDED events and, with `endBookmark`, the
+   * `initial-events-end` bookmark; a past state is followed by the newer events of the history.
+   */
+  #sendInitialEvents(endBookmark: boolean, atRev?: number): void {
     const { store } = this.#host;
-    const snapshot = store.current(this.table);
+    const snapshot = atRev === undefined ? store.current(this.table) : store.snapshotAt(this.table, atRev);
     const keys = snapshot.keys();
     const [lo, hi] = namespaceRange(keys, this.namespace);
     const partial = this.representation === 'partial';
@@ -203,10 +228,10 @@ export class Watcher implements EventSink {
     this.#initialQueued = this.#queue.length - this.#head;
     this.#schedulePump();
     if (endBookmark) {
-      this.#enqueue(this.#bookmarkLine(store.rev, true));
-      this.#lastSentRV = store.rev;
+      this.#enqueue(this.#bookmarkLine(snapshot.rev, true));
+      this.#lastSentRV = snapshot.rev;
     }
-    this.#goLive(store.rev);
+    this.#replayAfter(snapshot.rev);
   }
 
   #goLive(fromRV: number): void {
@@ -276,7 +301,9 @@ export class Watcher implements EventSink {
   /** Sends a progress bookmark when bookmarks are on and the revision moved past what was sent. */
   maybeBookmark(): void {
     if (!this.bookmarks || !this.#live || this.#closed || this.#ending || this.#stalled) return;
-    const rv = this.#host.store.rev;
+    const { store, timing } = this.#host;
+    // A lagging cache only learns the revision of a quiet type from progress notifications.
+    const rv = timing.cache === undefined ? store.rev : Math.min(store.rev, timing.cache.progressRev);
     if (rv <= Math.max(this.#lastSentRV, this.#fromRV)) return;
     this.#enqueue(this.#bookmarkLine(rv, false));
     this.#lastSentRV = rv;
