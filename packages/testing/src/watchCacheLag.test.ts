@@ -34,14 +34,20 @@ const line = (e: WatchLine): [string, unknown, unknown] => [
   e.object.metadata?.resourceVersion,
 ];
 
+/** A server whose cache lags 1 s: pod a written at t=0, pod b at t=2 s (not yet in the cache). */
+async function seedLagging(): Promise<{ clock: FakeClock; rvA: string; rvB: string }> {
+  const clock = new FakeClock(0);
+  server = await FakeApiServer.start({ clock, watchCacheLag: { lagMs: 1_000 } });
+  server.create('pods', pod('a'));
+  const rvA = server.resourceVersion;
+  clock.advance(2_000);
+  server.create('pods', pod('b'));
+  return { clock, rvA, rvB: server.resourceVersion };
+}
+
 describe('lagging watch cache (watchCacheLag)', () => {
   test('a resourceVersion=0 list is served from the state lagMs ago; a consistent list is current', async () => {
-    const clock = new FakeClock(0);
-    server = await FakeApiServer.start({ clock, watchCacheLag: { lagMs: 1_000 } });
-    server.create('pods', pod('a'));
-    const rvA = server.resourceVersion;
-    clock.advance(2_000);
-    server.create('pods', pod('b'));
+    const { clock, rvA } = await seedLagging();
     const any = await request(`${server.url}${PODS}?resourceVersion=0`);
     expect(names(any.json.items)).toEqual(['a']);
     expect(any.json.metadata).toEqual({ resourceVersion: rvA });
@@ -54,13 +60,7 @@ describe('lagging watch cache (watchCacheLag)', () => {
   });
 
   test('a watch-list from "0" starts from the lagging state, then the newer events; from "" it is consistent', async () => {
-    const clock = new FakeClock(0);
-    server = await FakeApiServer.start({ clock, watchCacheLag: { lagMs: 1_000 } });
-    server.create('pods', pod('a'));
-    const rvA = server.resourceVersion;
-    clock.advance(2_000);
-    server.create('pods', pod('b'));
-    const rvB = server.resourceVersion;
+    const { rvA, rvB } = await seedLagging();
     const fromZero = await watch('watch=true&resourceVersion=0&allowWatchBookmarks=true');
     const zero = await fromZero.take(3);
     expect(zero.map(line)).toEqual([
