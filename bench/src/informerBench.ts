@@ -6,13 +6,10 @@
  *
  * Options: --rounds N (3), --sizes 10000,50000, --events 100000, --only floor,kinformer, --no-write
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
+import { runContender, startServer } from './children.js';
 import type { ContenderResult } from './contender.js';
 import { median, updateDoc, type Row } from './report.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 function opt(name: string, dflt: string): string {
   const i = args.indexOf(`--${name}`);
@@ -30,31 +27,6 @@ const LEVERS = [
   'kinformer (paged relists)',
 ];
 const levers = !args.includes('--no-levers') && names.includes('kinformer');
-
-async function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(path.join(here, 'server.js'), [], {
-    execArgv: ['--max-old-space-size=8192'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (m: { url: string }) => resolve(m.url));
-    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
-  return { child, url };
-}
-
-function runContender(name: string, url: string, pods: number, evs: number): Promise<ContenderResult> {
-  const child = fork(path.join(here, 'contender.js'), [name, url, String(pods), String(evs)], {
-    execArgv: ['--expose-gc', '--max-old-space-size=8192'],
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    let result: ContenderResult | undefined;
-    child.on('message', (m: ContenderResult) => (result = m));
-    child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`${name} exited with ${code}`))));
-  });
-}
 
 async function post(url: string): Promise<void> {
   await (await fetch(url, { method: 'POST' })).text();

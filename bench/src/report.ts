@@ -21,11 +21,11 @@ export function median(xs: number[]): number {
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-function fmt(n: number | undefined, digits = 0): string {
+export function fmt(n: number | undefined, digits = 0): string {
   return n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(digits);
 }
 
-function ratio(a: number | undefined, b: number | undefined): number | undefined {
+export function ratio(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined || b === undefined || b === 0 ? undefined : a / b;
 }
 

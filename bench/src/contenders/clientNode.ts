@@ -28,7 +28,19 @@ export function clientNode(serverUrl: string): Contender {
   };
   const informer = makeInformer<V1Pod>(kc, '/api/v1/pods', listFn);
   return {
-    start: () => informer.start(),
+    // makeInformer reports a failed LIST on 'error' and start() resolves anyway: fail the start then.
+    start: () =>
+      new Promise<void>((resolve, reject) => {
+        let failed = false;
+        informer.on('error', (err: unknown) => {
+          if (lists > 0) return;
+          failed = true;
+          reject(err instanceof Error ? err : new Error(String(err)));
+        });
+        informer.start().then(() => {
+          if (!failed) resolve();
+        }, reject);
+      }),
     size: () => informer.list().length,
     onEvent(cb) {
       informer.on('update', cb);
