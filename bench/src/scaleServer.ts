@@ -14,6 +14,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { write } from './httpWrite.js';
 import { makePod } from './pods.js';
 
 /** Pods per page (and the `limit` the paged contenders send). */
@@ -33,19 +34,6 @@ function ensurePods(n: number): void {
     for (let i = k * PAGE; i < (k + 1) * PAGE; i++) parts.push(JSON.stringify(makePod(i, i + 1)));
     pages.push(Buffer.from(parts.join(',')));
   }
-}
-
-function write(res: http.ServerResponse, chunk: Buffer | string): Promise<void> {
-  if (res.write(chunk)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 async function list(url: URL, res: http.ServerResponse): Promise<void> {

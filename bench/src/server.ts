@@ -9,6 +9,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { write } from './httpWrite.js';
 import { makePod } from './pods.js';
 
 let rvs: number[] = [];
@@ -84,19 +85,6 @@ function prepare(events: number): void {
   if (parts.length) chunks.push(Buffer.from(parts.join('')));
   burst = chunks;
   burstUpdates = updates;
-}
-
-function write(res: http.ServerResponse, chunk: Buffer | string): Promise<void> {
-  if (res.write(chunk)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 async function sendBurst(): Promise<void> {
