@@ -53,7 +53,6 @@ describe('the README demo', () => {
     // The final check waits for the cache to equal the server, up to 10 s, and passes.
     expect(summary.mismatches.slice(0, 3)).toEqual([]);
     expect(summary.matchesServer).toBe(true);
-    expect(summary.settleMs).toBeLessThanOrEqual(11_000);
     expect(text).toContain('✓ the cache matches the server');
   }, 120_000);
 
