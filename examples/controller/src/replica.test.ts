@@ -1,6 +1,6 @@
 import { FakeApiServer } from '@kinformer/testing';
 import { FakeClock, flush, JITTER_FACTOR } from 'kinformer';
-import type { V1Lease } from '@kubernetes/client-node';
+import type { EventsV1Event, V1Lease } from '@kubernetes/client-node';
 import { EVENTS_V1_RESOURCE, PodChurn } from './podChurn.js';
 import type { ReconcileRecord } from './podsPerNodeController.js';
 import { CONTROLLER_NAME } from './podsPerNodeController.js';
@@ -194,6 +194,17 @@ describe('two replicas on one Lease', () => {
     await leader.stop();
     expect(server.get<V1Lease>('leases.coordination.k8s.io', CONTROLLER_NAME, NS).spec?.holderIdentity).toBe(
       '',
+    );
+    // The Lease lock recorded the leader's term as Events about the Lease (client-go's RecordEvent).
+    const leaseEvents = server
+      .list<EventsV1Event>('events.events.k8s.io', NS)
+      .filter((e) => e.regarding?.kind === 'Lease')
+      .map((e) => `${e.reason} ${e.note}`);
+    expect(leaseEvents).toEqual(
+      expect.arrayContaining([
+        `LeaderElection ${leader.identity} became leader`,
+        `LeaderElection ${leader.identity} stopped leading`,
+      ]),
     );
     // The released Lease is taken at the follower's next retry: well within one lease duration.
     const takenOverAt = await driveElection(() => follower.isLeading(), MAX_RETRY_WAIT_MS);

@@ -19,6 +19,9 @@ import type { Clock, LeaderElectionRecord, LockOperationOptions, Logger, Resourc
 import { CONTROLLER_NAME, PodsPerNodeController } from './podsPerNodeController.js';
 import type { PodsPerNodeControllerOptions } from './podsPerNodeController.js';
 
+/** How long a graceful stop waits for the recorder's last Events before dropping them. */
+const STOP_FLUSH_MS = 1000;
+
 /** Options of {@link Replica}. */
 export interface ReplicaOptions {
   kubeConfig: KubeConfig;
@@ -102,9 +105,10 @@ export class Replica {
             reportingInstance: options.identity,
           })
         : undefined;
+    const recorder = options.recorder ?? this.#ownRecorder!;
     this.controller = new PodsPerNodeController({
       ...logger,
-      recorder: options.recorder ?? this.#ownRecorder!,
+      recorder,
       ...options.controller,
       factory: this.factory,
       kubeConfig: options.kubeConfig,
@@ -115,6 +119,7 @@ export class Replica {
         namespace: options.namespace,
         name: options.leaseName ?? CONTROLLER_NAME,
         identity: options.identity,
+        eventRecorder: recorder, // "<identity> became leader" / "stopped leading" Events on the Lease
       }),
     );
     const onNewLeader = options.onNewLeader;
@@ -171,7 +176,14 @@ export class Replica {
     this.#all.abort();
     await this.done;
     await this.factory.shutdown();
-    await this.#ownRecorder?.shutdown(); // as client-go's broadcaster Shutdown: Events not yet written are dropped
+    if (this.#ownRecorder !== undefined) {
+      // Give the last Events ("stopped leading") a moment to be written, then stop: what is still
+      // queued is dropped, as client-go's broadcaster Shutdown does.
+      const grace = new AbortController();
+      await Promise.race([this.#ownRecorder.flush(), this.#clock.sleep(STOP_FLUSH_MS, grace.signal)]);
+      grace.abort();
+      await this.#ownRecorder.shutdown();
+    }
   }
 
   /** A crash: from now on the Lease is neither renewed nor released, and everything stops. */
@@ -228,6 +240,10 @@ class SeverableLock implements ResourceLock {
 
   describe(): string {
     return this.#lock.describe();
+  }
+
+  recordEvent(message: string): void {
+    if (!this.#severed) this.#lock.recordEvent?.(message);
   }
 
   async #track<T>(op: () => Promise<T>): Promise<T> {

@@ -122,12 +122,18 @@ export class InMemoryLeaseStore {
 /** A {@link ResourceLock} on an {@link InMemoryLeaseStore}. */
 export class InMemoryLock implements ResourceLock {
   readonly identity: string;
+  /** The messages of `recordEvent`, in order. */
+  readonly recordedEvents: string[] = [];
   readonly #store: InMemoryLeaseStore;
   #seenVersion: number | undefined;
 
   constructor(store: InMemoryLeaseStore, identity: string) {
     this.#store = store;
     this.identity = identity;
+  }
+
+  recordEvent(message: string): void {
+    this.recordedEvents.push(message);
   }
 
   async get(options: LockOperationOptions = {}): Promise<LeaderElectionRecord> {

@@ -2,6 +2,7 @@ import { ErrorCodes, FakeClock, isKinformerError, KinformerError } from '@kinfor
 import { captureLogs } from '@kinformer/test-tools';
 import type { CapturedLogs, LogLine } from '@kinformer/test-tools';
 import { InMemoryLeaseStore } from './inMemoryLock.test.helpers.js';
+import type { InMemoryLock } from './inMemoryLock.test.helpers.js';
 import { LeaderElector } from './leaderElector.js';
 import type { LeaderCallbacks, LeaderElectorOptions } from './leaderElector.js';
 import type { LeaderElectionRecord } from './resourceLock.js';
@@ -34,6 +35,7 @@ class Candidate {
   readonly stoppedLeadingAt: number[] = [];
   readonly controller = new AbortController();
   readonly elector: LeaderElector;
+  readonly lock: InMemoryLock;
   leaderSignal: AbortSignal | undefined;
   done: Promise<void> | undefined;
   settled = false;
@@ -46,8 +48,9 @@ class Candidate {
     options: Partial<LeaderElectorOptions> = {},
     callbacks: Partial<LeaderCallbacks> = {},
   ) {
+    this.lock = store.lock(identity);
     this.elector = new LeaderElector({
-      lock: store.lock(identity),
+      lock: this.lock,
       clock,
       random: () => 0,
       callbacks: {
@@ -440,6 +443,28 @@ describe('LeaderElector: stopping and releasing (TestReleaseLeaseLocks)', () => 
     expect(a.events).toEqual(['leader:a', 'started', 'stopped']);
     expect(store.record).toMatchObject({ holderIdentity: 'a', leaseDurationSeconds: 15 });
     expect(clock.pendingTimers()).toBe(0);
+  });
+
+  test('the lock records "became leader" when leadership starts and "stopped leading" when it ends (client-go RecordEvent)', async () => {
+    const { clock, a } = setup();
+    a.start();
+    await clock.tick(0);
+    expect(a.lock.recordedEvents).toEqual(['became leader']);
+    await a.stop();
+    expect(a.lock.recordedEvents).toEqual(['became leader', 'stopped leading']);
+  });
+
+  test('a recorder that throws is logged and changes nothing', async () => {
+    const { clock, a, lines } = setup();
+    a.lock.recordEvent = () => {
+      throw new Error('recorder broke');
+    };
+    a.start();
+    await clock.tick(4 * SECOND);
+    expect(a.leading).toBe(true);
+    await a.stop();
+    expect(a.events).toEqual(['leader:a', 'started', 'stopped']);
+    expect(lines.filter((l) => l.msg === 'recording a leader election event failed')).toHaveLength(2);
   });
 
   test('releaseOnCancel writes an empty holder with leaseDurationSeconds 1, keeping leaderTransitions', async () => {

@@ -221,6 +221,7 @@ export class LeaderElector {
       const acquired = await this.#tryAcquireOrRenew(signal);
       this.#maybeReportTransition();
       if (acquired) {
+        this.#recordEvent('became leader');
         this.#logger.info('successfully acquired lease');
         return true;
       }
@@ -245,6 +246,7 @@ export class LeaderElector {
     try {
       await this.#renew(stop.signal);
     } finally {
+      this.#recordEvent('stopped leading');
       signal.removeEventListener('abort', onAbort);
       const reason: unknown = stop.signal.aborted
         ? stop.signal.reason
@@ -267,6 +269,15 @@ export class LeaderElector {
         onFailure(err);
       })
       .catch(() => undefined);
+  }
+
+  /** client-go's `Lock.RecordEvent`: best effort, a throwing recorder is logged. */
+  #recordEvent(message: string): void {
+    try {
+      this.#lock.recordEvent?.(message);
+    } catch (err) {
+      this.#logger.warn({ err }, 'recording a leader election event failed');
+    }
   }
 
   /** Renews every retry period until a renewal fails for renewDeadline or `signal` aborts. client-go's `renew`. */

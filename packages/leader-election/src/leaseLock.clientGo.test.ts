@@ -6,8 +6,7 @@ import type { LeaseLockOptions } from './leaseLock.js';
 import type { LeaderElectionRecord } from './resourceLock.js';
 
 // Port of client-go tools/leaderelection/resourcelock/leaselock_test.go (v0.36), against
-// FakeApiServer's coordination.k8s.io/v1 leases instead of the fake clientset. TestRecordEvent* have
-// no counterpart: LeaseLock records no events (see the README).
+// FakeApiServer's coordination.k8s.io/v1 leases instead of the fake clientset.
 
 const LEASES = 'leases.coordination.k8s.io';
 const NS = 'test-namespace';
@@ -78,6 +77,33 @@ describe('LeaseLock (client-go leaselock_test.go)', () => {
     server.clearRequests();
     await expect(newLock().update(testRecord)).rejects.toMatchObject({ code: ErrorCodes.LEADER_ELECTION });
     expect(server.requests).toEqual([]);
+  });
+
+  test('recordEvent records "<identity> <message>" about the Lease through the event recorder', async () => {
+    const recorded: Array<{
+      kind: string;
+      name?: string | undefined;
+      type: string;
+      reason: string;
+      note: string;
+    }> = [];
+    const lock = newLock({
+      eventRecorder: {
+        event: (regarding, type, reason, note) =>
+          void recorded.push({ kind: regarding.kind, name: regarding.metadata.name, type, reason, note }),
+      },
+    });
+    await lock.create(testRecord);
+    lock.recordEvent('test event');
+    expect(recorded).toEqual([
+      { kind: 'Lease', name: NAME, type: 'Normal', reason: 'LeaderElection', note: `${IDENTITY} test event` },
+    ]);
+  });
+
+  test('recordEvent without a recorder does nothing (and does not throw)', async () => {
+    const lock = newLock();
+    await lock.create(testRecord);
+    expect(() => lock.recordEvent('should not throw')).not.toThrow();
   });
 
   test('describe is namespace/name', () => {

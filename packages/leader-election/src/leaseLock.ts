@@ -18,6 +18,26 @@ export interface LeaseLockOptions {
    * stay. A label removed from this map is not removed from the Lease.
    */
   labels?: Readonly<Record<string, string>>;
+  /**
+   * Where to record the elector's Events about the Lease (client-go's `ResourceLockConfig.EventRecorder`):
+   * `Normal LeaderElection "<identity> became leader"` and `"<identity> stopped leading"`. An
+   * `EventRecorder` of `@kinformer/events` fits; none by default.
+   */
+  eventRecorder?: LockEventRecorder;
+}
+
+/** What {@link LeaseLock} needs of an event recorder (`@kinformer/events`' `EventRecorder` has it). */
+export interface LockEventRecorder {
+  event(
+    regarding: {
+      apiVersion: string;
+      kind: string;
+      metadata: { name?: string; namespace?: string; uid?: string };
+    },
+    type: 'Normal',
+    reason: string,
+    note: string,
+  ): void;
 }
 
 /**
@@ -34,6 +54,7 @@ export class LeaseLock implements ResourceLock {
   readonly namespace: string;
   readonly name: string;
   readonly #labels: Readonly<Record<string, string>> | undefined;
+  readonly #eventRecorder: LockEventRecorder | undefined;
   readonly #api: CoordinationV1Api;
   #lease: V1Lease | undefined;
 
@@ -42,6 +63,7 @@ export class LeaseLock implements ResourceLock {
     this.namespace = options.namespace;
     this.name = options.name;
     this.#labels = options.labels === undefined ? undefined : { ...options.labels };
+    this.#eventRecorder = options.eventRecorder;
     this.#api = kubeConfig.makeApiClient(CoordinationV1Api);
   }
 
@@ -94,6 +116,26 @@ export class LeaseLock implements ResourceLock {
     }
     this.#lease = await this.#call(options.signal, (opts) =>
       this.#api.replaceNamespacedLease({ name: this.name, namespace: this.namespace, body }, opts),
+    );
+  }
+
+  /**
+   * Records `Normal LeaderElection "<identity> <message>"` about the Lease last read or written
+   * (client-go's `RecordEvent`). Does nothing without an `eventRecorder` or before any `get`/`create`.
+   */
+  recordEvent(message: string): void {
+    if (this.#eventRecorder === undefined || this.#lease === undefined) return;
+    const { name, namespace, uid } = this.#lease.metadata ?? {};
+    const metadata = {
+      ...(name === undefined ? {} : { name }),
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(uid === undefined ? {} : { uid }),
+    };
+    this.#eventRecorder.event(
+      { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata },
+      'Normal',
+      'LeaderElection',
+      `${this.identity} ${message}`,
     );
   }
 

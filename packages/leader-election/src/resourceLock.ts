@@ -52,6 +52,11 @@ export interface ResourceLock {
   update(record: LeaderElectionRecord, options?: LockOperationOptions): Promise<void>;
   /** A human-readable name for logs, e.g. `kube-system/my-controller`. */
   describe(): string;
+  /**
+   * Records a Kubernetes Event about the lock, e.g. `became leader` (client-go's `RecordEvent`).
+   * Optional; the elector calls it when it starts and stops leading. Must not throw.
+   */
+  recordEvent?(message: string): void;
 }
 
 /**
