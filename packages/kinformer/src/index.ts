@@ -245,6 +245,7 @@ export type {
   LeaderElectionRecord,
   LeaderElectorOptions,
   LeaseLockOptions,
+  LockEventRecorder,
   LockOperationOptions,
   ResourceLock,
   RunLeaderElectionOptions,

@@ -1,6 +1,6 @@
 export type { LeaderElectionRecord, LockOperationOptions, ResourceLock } from './resourceLock.js';
 export { leaderElectionRecordKey } from './resourceLock.js';
-export type { LeaseLockOptions } from './leaseLock.js';
+export type { LeaseLockOptions, LockEventRecorder } from './leaseLock.js';
 export {
   leaderElectionRecordToLeaseSpec,
   LeaseLock,
