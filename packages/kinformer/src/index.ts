@@ -161,6 +161,7 @@ export type {
   ControllerOptions,
   IndexerInformerOptions,
   InformerOptions,
+  InformerQueueOptions,
   QueueKind,
   ResourceEventHandler,
 } from '@kinformer/controller';
