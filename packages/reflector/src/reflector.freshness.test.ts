@@ -1,0 +1,304 @@
+import { ErrorCodes, FakeClock, flush, KinformerError } from '@kinformer/core';
+import type { ListerWatcher } from './listerWatcher.js';
+import { BookmarkCadence, RecoveryPolicy, reflectorBackoff } from './recovery.js';
+import { Reflector } from './reflector.js';
+import { FakeListerWatcher } from './testing.js';
+import {
+  connectionRefused,
+  expiredError,
+  harness,
+  internalStatus,
+  pod,
+  podList,
+  RecordingStore,
+  tooManyRequests,
+  type Pod,
+} from './reflector.test.helpers.js';
+
+// How long the cache stays behind after each kind of fault: the clock time from the fault to the
+// next request that brings the write the server made at that moment (a rewatch from the last
+// resourceVersion or a relist). The fake ListerWatcher answers at once, so this is the whole delay the
+// reflector itself adds. kinformer's rule (docs/reflector.md): the backoff grows only with failures
+// that made no progress and resets as soon as a watch delivers something.
+
+type H = ReturnType<typeof harness>;
+
+function requests(h: H): number {
+  return h.lw.listCalls.length + h.lw.watchCalls.length;
+}
+
+/** Clock ms until the reflector sends its next request, firing timers one by one (bounded). */
+async function behindFor(h: H, before = requests(h)): Promise<number> {
+  const start = h.clock.now();
+  for (let step = 0; step < 500; step++) {
+    await flush();
+    if (requests(h) > before) return h.clock.now() - start;
+    if (!(await h.clock.tickToNext())) await flush();
+  }
+  throw new Error(`no request within ${h.clock.now() - start} ms of clock time`);
+}
+
+/** Starts a reflector whose first watch is open and has delivered one event. */
+async function watching(h: H, rv = '1'): Promise<Awaited<ReturnType<H['lw']['nextWatch']>>> {
+  h.lw.enqueueList(podList(rv));
+  void h.start();
+  const w = await h.lw.nextWatch();
+  w.add(pod('a', String(Number(rv) + 1)));
+  await h.lw.waitFor(() => h.store.ops.length === 2, 'the first event');
+  return w;
+}
+
+describe('Reflector freshness: how long the cache stays behind after each fault', () => {
+  it('a watch connection that breaks after delivering: resumed at once (0 ms)', async () => {
+    const h = harness();
+    const w = await watching(h);
+    const before = requests(h);
+    w.breakConnection();
+    expect(await behindFor(h, before)).toBe(0);
+    expect(h.lw.watchCalls.at(-1)?.resourceVersion).toBe('2');
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.stop();
+  });
+
+  it('a watch the server ends cleanly: resumed at once (0 ms)', async () => {
+    const h = harness();
+    const w = await watching(h);
+    const before = requests(h);
+    w.close();
+    expect(await behindFor(h, before)).toBe(0);
+    expect(h.lw.listCalls).toHaveLength(1);
+    await h.stop();
+  });
+
+  it('410 Gone after progress: relisted after one first step (100 ms here; at most 200 ms with jitter)', async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('1'));
+    const w = await watching(h, '0');
+    const before = requests(h);
+    w.error(expiredError());
+    expect(await behindFor(h, before)).toBe(100);
+    expect(h.lw.listCalls).toHaveLength(2);
+    await h.stop();
+  });
+
+  it('a burst of faults, each after the watch delivered: every one waits the first step, none grows', async () => {
+    // The issue this fixes: client-go's shared backoff (800 ms → 30 s, reset every 2 min) made each
+    // later fault of a burst wait longer, tens of seconds after 10 faults.
+    const h = harness({}, {});
+    h.lw.enqueueList(podList('1'));
+    void h.start();
+    const waits: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const w = await h.lw.nextWatch();
+      w.add(pod(`p${i}`, String(100 + i * 10)));
+      await h.lw.waitFor(() => h.reflector.lastSyncResourceVersion() === String(100 + i * 10), 'event');
+      const before = requests(h);
+      if (i % 3 === 0) {
+        h.lw.enqueueList(podList(String(100 + i * 10 + 1)));
+        w.error(expiredError());
+      } else if (i % 3 === 1) {
+        w.malformed();
+      } else {
+        w.error(tooManyRequests());
+      }
+      waits.push(await behindFor(h, before));
+    }
+    expect(Math.max(...waits)).toBe(100);
+    await h.stop();
+  });
+
+  it('with full jitter the first step stays under 200 ms', async () => {
+    const clock = new FakeClock(1_000_000);
+    const h = harness({ clock, backoff: reflectorBackoff(clock, () => 0.999999) });
+    h.lw.enqueueList(podList('1'));
+    const w = await watching(h, '0');
+    const before = requests(h);
+    w.error(expiredError());
+    const behind = await behindFor(h, before);
+    expect(behind).toBeGreaterThanOrEqual(100);
+    expect(behind).toBeLessThan(200);
+    await h.stop();
+  });
+
+  it("429 with Retry-After: waits exactly the server's Retry-After when it is longer than the step", async () => {
+    const h = harness();
+    const w = await watching(h);
+    const before = requests(h);
+    w.error(tooManyRequests(2));
+    expect(await behindFor(h, before)).toBe(2000);
+    expect(h.lw.listCalls).toHaveLength(1); // a 429 re-watches, it never relists
+    await h.stop();
+  });
+
+  it('500 at watch start after a successful LIST: relisted after 100 ms', async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('1'), podList('2'));
+    h.lw.enqueueWatch(KinformerError.fromStatus(internalStatus()));
+    void h.start();
+    await h.lw.waitFor(() => h.lw.watchCalls.length === 1, 'first watch');
+    expect(await behindFor(h)).toBe(100);
+    expect(h.lw.listCalls).toHaveLength(2);
+    await h.stop();
+  });
+
+  it('a malformed line after progress: resumed from the last good version after 100 ms', async () => {
+    const h = harness();
+    const w = await watching(h);
+    const before = requests(h);
+    w.malformed();
+    expect(await behindFor(h, before)).toBe(100);
+    expect(h.lw.watchCalls.at(-1)?.resourceVersion).toBe('2');
+    await h.stop();
+  });
+
+  it('a stalled watch on a server that has shown its bookmark cadence: restarted 2 × cadence + 2 s after it went silent', async () => {
+    const h = harness();
+    const w = await watching(h);
+    for (let i = 0; i < 3; i++) {
+      await h.clock.tick(1000);
+      w.bookmark(String(10 + i));
+      await h.lw.waitFor(() => h.store.bookmarks.length === i + 1, 'bookmark');
+    }
+    expect(h.reflector.bookmarkCadenceMs()).toBe(1000);
+    const before = requests(h);
+    // The server goes silent (no events, no bookmarks, the socket stays open).
+    expect(await behindFor(h, before)).toBe(4000);
+    expect(h.reflector.stats().stalls).toBe(1);
+    expect(h.lw.watchCalls.at(-1)?.resourceVersion).toBe('12');
+    await h.stop();
+  });
+
+  it('a stalled watch where no cadence is known: restarted after its timeoutSeconds plus the 30 s margin', async () => {
+    const h = harness();
+    await watching(h);
+    const timeoutSeconds = h.lw.watchCalls[0]?.timeoutSeconds ?? 0;
+    expect(timeoutSeconds).toBe(300);
+    expect(await behindFor(h)).toBe(330_000);
+    await h.stop();
+  });
+
+  it('a server restart (every request refused for 10 s): back within one step after it answers again, and that step is shorter than the outage', async () => {
+    const clock = new FakeClock(1_000_000);
+    const inner = new FakeListerWatcher<Pod>();
+    let outageEnd = Number.NEGATIVE_INFINITY;
+    const lw: ListerWatcher<Pod> = {
+      list: (o, c) => inner.list(o, c),
+      watch: (o, c) => (clock.now() < outageEnd ? Promise.reject(connectionRefused()) : inner.watch(o, c)),
+    };
+    const reflector = new Reflector<Pod>(lw, new RecordingStore(), {
+      clock,
+      backoff: reflectorBackoff(clock, () => 0),
+      watchErrorHandler: () => undefined,
+    });
+    inner.enqueueList(podList('1'));
+    const controller = new AbortController();
+    const done = reflector.run(controller.signal);
+    const first = await inner.nextWatch();
+    first.add(pod('a', '2'));
+    await inner.waitFor(() => reflector.lastSyncResourceVersion() === '2', 'first event');
+    outageEnd = clock.now() + 10_000;
+    first.breakConnection();
+    let attempts = 0;
+    while (inner.watchCalls.length < 2 && attempts++ < 200) {
+      await flush();
+      if (!(await clock.tickToNext())) await flush();
+    }
+    const behindAfterRecovery = clock.now() - outageEnd;
+    expect(inner.watchCalls).toHaveLength(2);
+    expect(inner.watchCalls[1]?.resourceVersion).toBe('2');
+    expect(behindAfterRecovery).toBeGreaterThanOrEqual(0);
+    expect(behindAfterRecovery).toBeLessThanOrEqual(10_000); // doubling: the last step is at most the outage so far
+    expect(reflector.consecutiveFailures()).toBeGreaterThanOrEqual(6);
+    controller.abort();
+    await done;
+    expect(clock.pendingTimers()).toBe(0);
+  });
+});
+
+describe('Reflector freshness: protecting a server that keeps failing', () => {
+  it('a server that fails every LIST sees the backoff grow to its 30 s cap: about 28 requests in 10 minutes', async () => {
+    const h = harness();
+    for (let i = 0; i < 100; i++)
+      h.lw.enqueueList(new KinformerError(ErrorCodes.SERVICE_UNAVAILABLE, 'down'));
+    void h.start();
+    await h.lw.waitFor(() => h.lw.listCalls.length === 1, 'first list');
+    const start = h.clock.now();
+    while (h.clock.now() - start < 600_000) {
+      if (!(await h.clock.tickToNext())) await flush();
+      await flush();
+    }
+    expect(h.lw.listCalls.length).toBeGreaterThanOrEqual(20);
+    expect(h.lw.listCalls.length).toBeLessThanOrEqual(30);
+    expect(h.backoff.delays.slice(-3)).toEqual([30_000, 30_000, 30_000]);
+    await h.stop();
+  });
+
+  it('LISTs that work and watches that fail at once do not reset the backoff: no relist storm', async () => {
+    const h = harness();
+    for (let i = 0; i < 12; i++) {
+      h.lw.enqueueList(podList(String(i + 1)));
+      h.lw.enqueueWatch(KinformerError.fromStatus(internalStatus()));
+    }
+    void h.start();
+    for (let i = 1; i <= 10; i++) {
+      await h.backoffCalls(i);
+      await h.clock.tick(h.backoff.delays[i - 1]);
+    }
+    expect(h.backoff.delays.slice(0, 10)).toEqual([
+      100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 30000,
+    ]);
+    await h.stop();
+  });
+
+  it('watches that close at once without events (very short watches) back off like failures', async () => {
+    const h = harness();
+    for (let i = 0; i < 6; i++) {
+      h.lw.enqueueList(podList(String(i + 1)));
+      h.lw.enqueueWatch({ then: 'close' });
+    }
+    void h.start();
+    for (let i = 1; i <= 5; i++) {
+      await h.backoffCalls(i);
+      await h.clock.tick(h.backoff.delays[i - 1]);
+    }
+    expect(h.backoff.delays.slice(0, 5)).toEqual([100, 200, 400, 800, 1600]);
+    expect(h.reflector.stats().veryShortWatches).toBeGreaterThanOrEqual(5);
+    await h.stop();
+  });
+});
+
+describe('RecoveryPolicy and BookmarkCadence', () => {
+  it('counts failures until progress, then starts again from the first step', () => {
+    const clock = new FakeClock();
+    const policy = new RecoveryPolicy(reflectorBackoff(clock, () => 0));
+    expect([policy.failed(0), policy.failed(0), policy.failed(0)]).toEqual([100, 200, 400]);
+    expect(policy.failures()).toBe(3);
+    expect(policy.watchDelivered()).toBe(3);
+    expect(policy.failures()).toBe(0);
+    expect(policy.failed(5000)).toBe(5000); // Retry-After is a floor
+    expect(policy.failed(0)).toBe(200);
+  });
+
+  it('a LIST after a watch that delivered nothing is not progress', () => {
+    const policy = new RecoveryPolicy(reflectorBackoff(new FakeClock(), () => 0));
+    expect(policy.listSucceeded()).toBe(0);
+    policy.failed(0); // the watch failed at once
+    policy.cycleEnded();
+    expect(policy.listSucceeded()).toBe(0);
+    expect(policy.failures()).toBe(1);
+    expect(policy.failed(0)).toBe(200);
+  });
+
+  it('knows no cadence before two gaps, then uses the largest of the last four', () => {
+    const cadence = new BookmarkCadence();
+    expect(cadence.stallLimitMs(330_000)).toBe(330_000);
+    cadence.observe(60_000);
+    expect(cadence.cadenceMs()).toBeUndefined();
+    cadence.observe(58_000);
+    expect(cadence.cadenceMs()).toBe(60_000);
+    expect(cadence.stallLimitMs(330_000)).toBe(122_000);
+    for (const gap of [1000, 1000, 1000, 1000]) cadence.observe(gap);
+    expect(cadence.stallLimitMs(330_000)).toBe(4000);
+    expect(cadence.stallLimitMs(3000)).toBe(3000); // never beyond the timeout-based limit
+  });
+});
