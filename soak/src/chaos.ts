@@ -1,5 +1,5 @@
 import type { KubeObject, Logger } from '@kinformer/core';
-import { deletionHandlingMetaNamespaceKeyFunc } from '@kinformer/core';
+import { deletionHandlingMetaNamespaceKeyFunc, isDeletedFinalStateUnknown } from '@kinformer/core';
 import { FakeApiServer } from '@kinformer/testing';
 import { CHURN_OPS, ChurnGenerator, WIDGETS_DEFINITION, type ChurnOp } from './churn.js';
 import type { ListWatchCounters } from './countingListerWatcher.js';
@@ -12,6 +12,7 @@ import {
   type FaultKind,
 } from './faultScheduler.js';
 import { inScope, labelsOf, rvOf, type Violation } from './handlerRecorder.js';
+import { LagTracker, type LagSummary } from './lagTracker.js';
 import { InformerSet, SOAK_INDEXERS, type InformerUnderTest } from './informerSet.js';
 import { findGc, formatBytes, heapAfterGc, HeapSampler } from './memory.js';
 import { Prng } from './prng.js';
@@ -59,6 +60,13 @@ export interface ChaosOptions {
    * catch). Never set in a real run.
    */
   selfTest?: { dropWatchEvents: { informer: string; every: number } };
+  /**
+   * Freshness bound: the run fails when the 99th percentile of per-write delivery lag (server write →
+   * handler of an unscoped informer) exceeds it. Default: 3 000 ms when faults come at most once a
+   * second (`faultIntervalMs` ≥ 1 000), 30 000 ms (the backoff's cap) in a storm of faults, where
+   * failure rules pile up faster than requests consume them (see docs/reliability.md).
+   */
+  maxLagP99Ms?: number;
   /** Called about every `progressIntervalMs` (default 5 000) while churning. */
   onProgress?: (progress: ChaosProgress) => void;
   progressIntervalMs?: number;
@@ -71,6 +79,10 @@ export interface ChaosProgress {
   faults: number;
   events: number;
   heapUsedBytes: number;
+  /** Age of the oldest write no handler has seen yet, ms. */
+  currentLagMs: number;
+  /** The last fault injected, if any. */
+  lastFault: string | undefined;
 }
 
 /** What one informer did and saw. */
@@ -99,8 +111,13 @@ export interface ChaosReport {
   faults: Record<FaultKind, FaultCount>;
   faultsInjected: number;
   initialSyncMs: number;
+  /** Time from the end of the churn until every informer was quiescent (the settle time). */
   quiescenceMs: number;
   quiescent: boolean;
+  /** Per-write delivery lag to the handlers of the three unscoped informers, while faults ran. */
+  lag: LagSummary;
+  /** List and watch requests per second and informer, averaged over the churn. */
+  requestsPerSecond: number;
   informers: InformerReport[];
   /** Handler events, all handlers together. */
   events: number;
@@ -168,8 +185,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const gc = findGc();
   const sampler = new HeapSampler();
   let informers: InformerSet | undefined;
+  const lag = new LagTracker();
   try {
-    const churn = new ChurnGenerator(server, churnPrng, { objects });
+    const churn = new ChurnGenerator(server, churnPrng, {
+      objects,
+      onWrite: (resource, rv) => lag.wrote(resource, rv),
+    });
     churn.populate();
     const baselineBytes = heapAfterGc(gc);
     sampler.start(250);
@@ -181,6 +202,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const initial = expectedObjects(server, i).size;
       for (const r of i.recorders) r.expectedInitialAdds = initial;
     }
+    for (const i of informers.informers) if (i.group === 'all') observeLag(i, lag);
     const drop = options.selfTest?.dropWatchEvents;
     if (drop !== undefined) {
       const target = informers.informers.find((i) => i.name === drop.informer);
@@ -248,6 +270,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           faults: faults.injected,
           events: totalEvents(informers.informers),
           heapUsedBytes: sampler.sample(),
+          currentLagMs: lag.currentLagMs(),
+          lastFault: faults.lastFault,
         });
       }
       const wait = start + tick * tickMs - Date.now();
@@ -276,6 +300,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     );
     const quiescenceMs = Date.now() - quiesceStart;
     outages.finish();
+    // Once quiescent every informer is at the server's version: writes whose last version reached the
+    // cache only as a tombstone (a delete seen by a relist) count as delivered now.
+    if (quiescent) {
+      for (const i of informers.informers)
+        if (i.group === 'all') lag.seen(i.resource.name, Number(server.resourceVersion));
+    }
+    const lagSummary = lag.summary();
+    const maxLagP99Ms = options.maxLagP99Ms ?? defaultMaxLagP99Ms(options.faultIntervalMs ?? 250);
+    if (lagSummary.p99Ms > maxLagP99Ms) {
+      mismatch({
+        where: 'unscoped informers',
+        kind: 'lag',
+        key: '-',
+        detail: `p99 delivery lag ${Math.round(lagSummary.p99Ms)} ms exceeds ${maxLagP99Ms} ms`,
+      });
+    }
     if (!quiescent) {
       for (const i of informers.informers) {
         const reason = notQuiescentReason(server, i);
@@ -406,6 +446,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
     let mismatches = 0;
     for (const n of Object.values(mismatchCounts)) mismatches += n;
+    let requests = 0;
+    for (const r of informerReports) requests += r.requests.listRequests + r.requests.watchRequests;
     return {
       seed,
       durationMs: churnMs,
@@ -417,6 +459,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       initialSyncMs,
       quiescenceMs,
       quiescent,
+      lag: lagSummary,
+      requestsPerSecond: requests / Math.max(1, informerReports.length) / (churnMs / 1000),
       informers: informerReports,
       events: totalEvents(informers.informers),
       cacheObjectsChecked,
@@ -441,6 +485,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await informers?.stop();
     await server.close();
   }
+}
+
+/** The default p99 delivery-lag bound for a run with a fault every `faultIntervalMs` on average. */
+export function defaultMaxLagP99Ms(faultIntervalMs: number): number {
+  return faultIntervalMs >= 1_000 ? 3_000 : 30_000;
+}
+
+/** Registers a handler that tells `lag` which version of its resource the informer's handlers have reached. */
+function observeLag(i: InformerUnderTest, lag: LagTracker): void {
+  const stream = i.resource.name;
+  const seen = (obj: KubeObject): void => lag.seen(stream, Number(obj.metadata?.resourceVersion));
+  i.informer.addEventHandler(
+    {
+      onAdd: seen,
+      onUpdate: (_old, obj) => seen(obj),
+      onDelete: (obj) => seen(isDeletedFinalStateUnknown(obj) ? obj.obj : obj),
+    },
+    { name: 'lag' },
+  );
 }
 
 /** Records, per informer, how long it went without an open watch. */
@@ -630,6 +693,10 @@ function totalEvents(informers: readonly InformerUnderTest[]): number {
 
 // ------------------------------------------------------------------------------------------- report
 
+function ms(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${Math.round(n)} ms`;
+}
+
 function fmt(n: number): string {
   return n.toLocaleString('en-US');
 }
@@ -656,7 +723,13 @@ export function formatReport(r: ChaosReport): string {
   const faultCells = FAULT_KINDS.map((k) => `${k} ${r.faults[k].injected}/${r.faults[k].hits}`);
   for (let i = 0; i < faultCells.length; i += 4) lines.push(`  ${faultCells.slice(i, i + 4).join('   ')}`);
   lines.push(
-    `initial sync ${r.initialSyncMs} ms; quiescent ${r.quiescent ? 'yes' : 'NO'} after ${r.quiescenceMs} ms`,
+    `initial sync ${r.initialSyncMs} ms; quiescent ${r.quiescent ? 'yes' : 'NO'} after ${r.quiescenceMs} ms (settle)`,
+  );
+  const l = r.lag;
+  lines.push(
+    `delivery lag (write → handler, ${fmt(l.writes)} writes): p50 ${ms(l.p50Ms)}  p90 ${ms(l.p90Ms)}  p99 ${ms(l.p99Ms)}  max ${ms(l.maxMs)}; ` +
+      `${fmt(l.over1s)} over 1 s, ${fmt(l.over10s)} over 10 s, ${fmt(l.undelivered)} undelivered; ` +
+      `${r.requestsPerSecond.toFixed(2)} requests/s per informer`,
   );
   lines.push('informers:');
   const header = [

@@ -68,6 +68,11 @@ export const CHURN_RESOURCES: readonly ChurnResource[] = Object.freeze([
 export interface ChurnOptions {
   /** How many objects live at once, across all resources (the generator hovers around it). */
   objects: number;
+  /**
+   * Called after each step that wrote, with the resource and the server's resourceVersion after the
+   * write(s): the version a handler must reach for the write to count as delivered.
+   */
+  onWrite?: (resource: ChurnResourceName, resourceVersion: number) => void;
 }
 
 interface ResourceState {
@@ -121,11 +126,13 @@ export class ChurnGenerator {
   readonly #prng: Prng;
   readonly #states: ResourceState[];
   readonly #shares: Record<ChurnResourceName, number>;
+  readonly #onWrite: ChurnOptions['onWrite'];
   #generation = 0;
 
   constructor(server: FakeApiServer, prng: Prng, options: ChurnOptions) {
     this.#server = server;
     this.#prng = prng;
+    this.#onWrite = options.onWrite;
     this.#states = CHURN_RESOURCES.map((resource) => {
       const target = Math.max(1, Math.round(options.objects * resource.share));
       const state: ResourceState = {
@@ -182,6 +189,7 @@ export class ChurnGenerator {
     if (op === 'create' && state.free.size === 0) op = 'update';
     if (op !== 'create' && op !== 'finalize' && state.active.size === 0) op = 'create';
     if (op === 'create' && state.free.size === 0) return;
+    const before = this.#server.resourceVersion;
     try {
       this.#apply(state, op);
     } catch (err) {
@@ -189,6 +197,8 @@ export class ChurnGenerator {
       if (this.errorSamples.length < 5)
         this.errorSamples.push(`${state.resource.name} ${op}: ${(err as Error).message}`);
     }
+    const after = this.#server.resourceVersion;
+    if (after !== before) this.#onWrite?.(name, Number(after));
   }
 
   #apply(state: ResourceState, op: ChurnOp): void {

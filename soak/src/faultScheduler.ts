@@ -212,6 +212,9 @@ export class FaultScheduler {
     ) as Record<FaultKind, FaultCount>;
   }
 
+  /** The kind of the last fault injected, if any. */
+  lastFault: FaultKind | undefined;
+
   /** Faults injected so far. */
   get injected(): number {
     let n = 0;
@@ -241,6 +244,7 @@ export class FaultScheduler {
     const prng = this.#prng;
     const c = this.counts[kind];
     c.injected++;
+    this.lastFault = kind;
     const scope = this.#scope();
     switch (kind) {
       case 'watch-drop':

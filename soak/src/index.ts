@@ -1,5 +1,7 @@
 export type { ChaosOptions, ChaosProgress, ChaosReport, InformerReport } from './chaos.js';
-export { formatReport, runChaos } from './chaos.js';
+export { defaultMaxLagP99Ms, formatReport, runChaos } from './chaos.js';
+export type { LagSummary } from './lagTracker.js';
+export { LagTracker } from './lagTracker.js';
 export type { ChurnOp, ChurnOptions, ChurnResource, ChurnResourceName } from './churn.js';
 export {
   APPS,

@@ -56,9 +56,9 @@ export interface InformerUnderTest {
 
 /** Options of {@link InformerSet}. */
 export interface InformerSetOptions {
-  /** Backoff of every reflector: first delay (default 10 ms). */
+  /** Backoff of every reflector: first delay. Default: the reflector's own backoff (100 ms → 30 s). */
   backoffInitialMs?: number;
-  /** Backoff of every reflector: cap (default 200 ms). */
+  /** Backoff of every reflector: cap. Default: the reflector's own backoff. */
   backoffCapMs?: number;
   logger?: Logger;
 }
@@ -136,11 +136,11 @@ const GROUPS: readonly GroupConfig[] = [
 /**
  * The informers the soak runs against one {@link FakeApiServer}: eight `SharedIndexInformer`s in four
  * groups ({@link InformerGroup}) plus one started mid-run, each with two recording handlers, over `createListWatch` on the
- * server's KubeConfig (real HTTP), with a short reflector backoff so that recovery happens within
- * the run.
+ * server's KubeConfig (real HTTP), with the reflector's default backoff, so that the soak measures
+ * the recovery users get.
  *
- * They are built directly rather than through `SharedInformerFactory`, because the factory does not
- * pass reflector options (backoff) to its informers; the groups mirror what three factories would
+ * They are built directly rather than through `SharedInformerFactory`, so that each group can use
+ * its own queue, page size and watch-list setting; the groups mirror what three factories would
  * build (`namespace`, `tweakListOptions`, `queue`, `metadataOnly`).
  */
 export class InformerSet {
@@ -196,10 +196,15 @@ export class InformerSet {
           : EXPECTED_TYPES[resource.name],
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       reflectorOptions: {
-        backoff: new ExponentialBackoff({
-          initialMs: options.backoffInitialMs ?? 10,
-          capMs: options.backoffCapMs ?? 200,
-        }),
+        // The reflector's own default (100 ms → 30 s, reset on progress) unless a run asks otherwise.
+        ...(options.backoffInitialMs === undefined && options.backoffCapMs === undefined
+          ? {}
+          : {
+              backoff: new ExponentialBackoff({
+                initialMs: options.backoffInitialMs ?? 100,
+                capMs: options.backoffCapMs ?? 30_000,
+              }),
+            }),
         useWatchList: g.useWatchList,
         ...(g.group === 'all' && resource.name === 'pods' ? { pageSize: 250 } : {}),
       },

@@ -1,11 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createLogger } from '@kinformer/core';
-import { formatReport, runChaos } from './chaos.js';
+import { defaultMaxLagP99Ms, formatReport, runChaos } from './chaos.js';
 import { formatBytes } from './memory.js';
 import { parseDuration } from './parseDuration.js';
 
-const USAGE = `usage: pnpm soak [--seed N] [--duration 30s|10m] [--objects N] [--rate N] [--fault-interval 250ms] [--history N] [--max-outage 30s] [--json]
+const USAGE = `usage: pnpm soak [--seed N] [--duration 30s|10m] [--objects N] [--rate N] [--fault-interval 250ms] [--history N] [--max-outage 30s] [--max-lag-p99 5s] [--json]
 
   --seed N             seed of every random choice (default: random; always printed)
   --duration D         how long churn and faults last (default 30s)
@@ -14,6 +14,8 @@ const USAGE = `usage: pnpm soak [--seed N] [--duration 30s|10m] [--objects N] [-
   --fault-interval D   mean time between two faults (default 250ms)
   --history N          events the server keeps for watch resumption (default 10000)
   --max-outage D       longest time an informer may go without a watch while faults run (default 30s)
+  --max-lag-p99 D      fail when the p99 write-to-handler delivery lag exceeds D (default 3s with a fault
+                       every 1s or less often, 30s in a storm of faults)
   --json               print the report as JSON
   KINFORMER_LOG_LEVEL=warn|debug  show the library's logs (default silent)
 
@@ -41,6 +43,7 @@ async function main(): Promise<number> {
         'fault-interval': { type: 'string' },
         history: { type: 'string' },
         'max-outage': { type: 'string' },
+        'max-lag-p99': { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -61,6 +64,7 @@ async function main(): Promise<number> {
   let faultIntervalMs: number;
   let historySize: number;
   let maxOutageMs: number;
+  let maxLagP99Ms: number;
   try {
     seed = positiveInt('seed', values.seed, randomInt(2 ** 31));
     if (seed > 0xffffffff) throw new RangeError('--seed must fit in 32 bits');
@@ -70,6 +74,10 @@ async function main(): Promise<number> {
     faultIntervalMs = parseDuration(values['fault-interval'] ?? '250ms');
     historySize = positiveInt('history', values.history, 10_000);
     maxOutageMs = parseDuration(values['max-outage'] ?? '30s');
+    maxLagP99Ms =
+      values['max-lag-p99'] === undefined
+        ? defaultMaxLagP99Ms(faultIntervalMs)
+        : parseDuration(values['max-lag-p99']);
   } catch (err) {
     console.error(`${(err as Error).message}\n\n${USAGE}`);
     return 2;
@@ -92,11 +100,13 @@ async function main(): Promise<number> {
     faultIntervalMs,
     historySize,
     maxOutageMs,
+    maxLagP99Ms,
     ...(level ? { logger: createLogger({ level }) } : {}),
     onProgress: (p) =>
       log(
         `  ${(p.elapsedMs / 1000).toFixed(0)} s: ${p.writes.toLocaleString('en-US')} writes, ${p.faults} faults, ` +
-          `${p.events.toLocaleString('en-US')} handler events, heap ${formatBytes(p.heapUsedBytes)}`,
+          `${p.events.toLocaleString('en-US')} handler events, heap ${formatBytes(p.heapUsedBytes)}, ` +
+          `lag now ${Math.round(p.currentLagMs)} ms, last fault ${p.lastFault ?? '-'}`,
       ),
   });
   if (json) console.log(JSON.stringify(report, null, 2));

@@ -96,8 +96,10 @@ export class RecoveryPolicy {
 const CADENCE_SAMPLES = 4;
 /** Gaps needed before a cadence counts as demonstrated. */
 const CADENCE_MIN_SAMPLES = 2;
-/** Added to twice the cadence: scheduling jitter and pauses of this process. */
-const CADENCE_SLACK_MS = 2_000;
+/** A watch silent for this many cadences is stalled. */
+const CADENCE_MULTIPLE = 3;
+/** The shortest stall limit, whatever the cadence: pauses of this process must not look like a stall. */
+const MIN_STALL_LIMIT_MS = 1_000;
 
 /**
  * The cadence at which the server sends bookmarks to this reflector's watches, learnt from the
@@ -124,13 +126,14 @@ export class BookmarkCadence {
   }
 
   /**
-   * How long a watch may stay silent before it counts as stalled: twice the demonstrated cadence plus
-   * 2 s, but never more than `timeoutLimitMs` (the watch's `timeoutSeconds` plus the stall margin, the
-   * only limit while no cadence is known).
+   * How long a watch may stay silent before it counts as stalled: three demonstrated cadences (3
+   * minutes against kube-apiserver's 1-minute bookmarks), at least 1 s, but never more than
+   * `timeoutLimitMs` (the watch's `timeoutSeconds` plus the stall margin, the only limit while no
+   * cadence is known). A false alarm costs one rewatch from the last resourceVersion.
    */
   stallLimitMs(timeoutLimitMs: number): number {
     const cadence = this.cadenceMs();
     if (cadence === undefined) return timeoutLimitMs;
-    return Math.min(timeoutLimitMs, 2 * cadence + CADENCE_SLACK_MS);
+    return Math.min(timeoutLimitMs, Math.max(MIN_STALL_LIMIT_MS, CADENCE_MULTIPLE * cadence));
   }
 }

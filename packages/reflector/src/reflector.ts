@@ -119,8 +119,8 @@ export interface ReflectorOptions<T extends KubeObject = KubeObject> {
   /**
    * Where no bookmark cadence is known yet, a watch that delivers nothing (no event, no bookmark) for
    * its `timeoutSeconds` plus this margin is aborted with `ERR_WATCH_STALLED` and restarted from the
-   * last resourceVersion. Once the server has shown its bookmark cadence, the limit is twice that
-   * cadence plus 2 s (never more than the timeout-based one). Default 30 s.
+   * last resourceVersion. Once the server has shown its bookmark cadence, the limit is three times
+   * that cadence, at least 1 s (never more than the timeout-based one). Default 30 s.
    */
   stallMarginMs?: number;
   /** Random source in `[0, 1)` for watch timeouts (and the default backoff's jitter). Default `Math.random`. */
@@ -941,7 +941,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       ErrorCodes.WATCH_STALLED,
       cadenceMs === undefined
         ? 'the watch delivered nothing for longer than its timeout plus the stall margin'
-        : `the watch delivered nothing for ${Math.round(limitMs)} ms, more than twice the server's bookmark cadence`,
+        : `the watch delivered nothing for ${Math.round(limitMs)} ms, three times the server's bookmark cadence`,
       {
         details: {
           resourceVersion: this.listState.lastSyncRV,
