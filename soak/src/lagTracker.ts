@@ -61,6 +61,11 @@ export class LagTracker {
     this.#heads.set(stream, head);
   }
 
+  /** The highest version seen on `stream`, or -1. */
+  highestSeen(stream: string): number {
+    return this.#seenMax.get(stream) ?? -1;
+  }
+
   /** The lags measured so far, and the writes still waiting. */
   summary(): LagSummary {
     const lags = Float64Array.from(this.#lags).sort();
