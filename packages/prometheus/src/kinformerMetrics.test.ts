@@ -20,8 +20,8 @@ const reflectorStats = (over: Partial<ReflectorStats> = {}): ReflectorStats => (
   skipped: 0,
   resourceVersionAnomalies: 0,
   resyncs: 0,
-  backoffs: 0,
-  backoffMs: 0,
+  backoffs: 2,
+  backoffMs: 1_500,
   ...over,
 });
 
@@ -98,6 +98,8 @@ describe('KinformerMetrics', () => {
     expect(await sample(registry, `kinformer_reflector_relists_total{${name}}`)).toBe(2);
     expect(await sample(registry, `kinformer_reflector_expired_total{${name}}`)).toBe(1);
     expect(await sample(registry, `kinformer_reflector_watch_restarts_total{${name}}`)).toBe(4);
+    expect(await sample(registry, `kinformer_reflector_backoffs_total{${name}}`)).toBe(2);
+    expect(await sample(registry, `kinformer_reflector_backoff_seconds_total{${name}}`)).toBe(1.5);
     expect(await sample(registry, `kinformer_informer_synced{${name}}`)).toBe(1);
     expect(await sample(registry, `kinformer_informer_watching{${name}}`)).toBe(1);
     expect(await sample(registry, `kinformer_informer_cache_objects{${name}}`)).toBe(42);

@@ -252,6 +252,20 @@ const INFORMER_FAMILIES: ReadonlyArray<Family<InformerSnapshot>> = [
   ),
   reflectorCounter(names.KINFORMER_REFLECTOR_STALLS_TOTAL, 'Watches aborted by stall detection.', 'stalls'),
   reflectorCounter(names.KINFORMER_REFLECTOR_RESYNCS_TOTAL, 'Periodic resyncs of the store.', 'resyncs'),
+  reflectorCounter(
+    names.KINFORMER_REFLECTOR_BACKOFFS_TOTAL,
+    'Failures that made the reflector wait a backoff step.',
+    'backoffs',
+  ),
+  {
+    name: names.KINFORMER_REFLECTOR_BACKOFF_SECONDS_TOTAL,
+    help: 'Seconds the reflector spent waiting in backoff.',
+    type: 'counter',
+    labelNames: NAME,
+    samples: one((s: InformerSnapshot) =>
+      s.reflector === undefined ? undefined : s.reflector.backoffMs / 1000,
+    ),
+  },
 ];
 
 /**

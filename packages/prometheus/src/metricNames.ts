@@ -73,6 +73,11 @@ export const KINFORMER_REFLECTOR_STALLS_TOTAL = 'kinformer_reflector_stalls_tota
 /** Counter `kinformer_reflector_resyncs_total`: periodic resyncs. */
 export const KINFORMER_REFLECTOR_RESYNCS_TOTAL = 'kinformer_reflector_resyncs_total';
 
+/** Counter `kinformer_reflector_backoffs_total`: failures that made the reflector wait a backoff step. */
+export const KINFORMER_REFLECTOR_BACKOFFS_TOTAL = 'kinformer_reflector_backoffs_total';
+/** Counter `kinformer_reflector_backoff_seconds_total`: time spent waiting in backoff. */
+export const KINFORMER_REFLECTOR_BACKOFF_SECONDS_TOTAL = 'kinformer_reflector_backoff_seconds_total';
+
 // component-base `metrics/prometheus/clientgo/leaderelection` (label name).
 
 /** Gauge `leader_election_master_status`: 1 while this process leads the lease, 0 otherwise. */
