@@ -99,6 +99,11 @@ const core = manifests.get('@kinformer/core');
 if (!core?.sideEffects?.includes('./dist/nodeVersionCheck.js')) {
   fail('@kinformer/core: sideEffects must list ./dist/nodeVersionCheck.js (the Node version check)');
 }
+const documented = new Set(readJson(path.join(root, 'typedoc.json')).entryPoints);
+for (const dir of publicPackageDirs()) {
+  if (!documented.has(path.relative(root, dir)))
+    fail(`typedoc.json: add ${path.relative(root, dir)} to entryPoints`);
+}
 if (peerRange.size !== 1)
   fail(`the packages disagree on the @kubernetes/client-node range: ${[...peerRange].join(', ')}`);
 const [range = '^2.0.0'] = peerRange;

@@ -15,7 +15,7 @@ export const DEFAULT_MAX_LIST_ITEM_BYTES = 16 * 1024 * 1024;
 /** Bytes of the body's start kept for error excerpts. */
 const HEAD_BYTES = 1000;
 
-/** Options for {@link ListDecoder} and {@link readList}. */
+/** Options for {@link ListDecoder} and `readList`. */
 export interface ListDecoderOptions {
   /** Longest item (and longest other top-level value) accepted, in bytes. Default {@link DEFAULT_MAX_LIST_ITEM_BYTES}. */
   maxItemBytes?: number;

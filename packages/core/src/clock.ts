@@ -44,7 +44,7 @@ function sleepWith(clock: Pick<Clock, 'setTimeout'>, ms: number, signal?: AbortS
 export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 /**
- * The wall clock (`Date.now`, `setTimeout`). A delay above {@link MAX_TIMER_DELAY_MS} is waited out
+ * The wall clock (`Date.now`, `setTimeout`). A delay above `MAX_TIMER_DELAY_MS` is waited out
  * as a chain of timers of at most that length, so a 30-day resync fires after 30 days, not after
  * 1 ms; an infinite delay never fires. `cancel` and `unref` apply to whichever step is armed.
  */

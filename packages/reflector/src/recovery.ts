@@ -3,7 +3,7 @@ import { ExponentialBackoff, type Backoff, type Clock } from '@kinformer/core';
 /**
  * The reflector's default backoff: 100 ms doubling to 30 s, each delay jittered to `[d, 2d)`, and no
  * time-based reset — the reflector resets it itself as soon as it makes progress (see
- * {@link RecoveryPolicy}). client-go starts at 800 ms and resets only every 2 minutes, whatever
+ * `RecoveryPolicy`). client-go starts at 800 ms and resets only every 2 minutes, whatever
  * happened in between; that keeps a connection that has recovered idle for tens of seconds.
  */
 export const REFLECTOR_BACKOFF = {
