@@ -8,6 +8,11 @@ const swc = [
   },
 ];
 
+// kinformer's default logger writes warnings and errors to stderr. Tests that look at logs pass a
+// capturing logger; everything else would flood the test output, so under Jest the default is silent
+// unless KINFORMER_LOG_LEVEL is set (logger.test.ts unsets it to test the real default).
+process.env.KINFORMER_LOG_LEVEL ??= 'silent';
+
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],

@@ -37,8 +37,17 @@ export type { Clock, Timer } from './clock.js';
 export { FakeClock, flush, realClock } from './clock.js';
 export type { Backoff, BackoffOptions } from './backoff.js';
 export { ExponentialBackoff } from './backoff.js';
-export type { CreateLoggerOptions, Logger } from './logger.js';
-export { componentLogger, createLogger, getDefaultLogger, REDACT_PATHS } from './logger.js';
+export type { CreateLoggerOptions, LogFormat, Logger } from './logger.js';
+export {
+  componentLogger,
+  createLogger,
+  DEFAULT_LOG_LEVEL,
+  getDefaultLogger,
+  REDACT_PATHS,
+} from './logger.js';
+export type { Censor } from './logRedaction.js';
+export { isSecretKey, redactForLog, redactString } from './logRedaction.js';
+export { errorText, formatLogLine } from './logFormat.js';
 export { deepFreeze, defaultFreezeObjects } from './freeze.js';
 export { RingBuffer } from './ringBuffer.js';
 export {

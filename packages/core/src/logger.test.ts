@@ -1,3 +1,5 @@
+import { KinformerError } from './errors.js';
+import { errorText, formatLogLine } from './logFormat.js';
 import { componentLogger, createLogger, getDefaultLogger, REDACT_PATHS } from './logger.js';
 
 /** A pino destination that keeps every line, parsed. */
@@ -32,14 +34,14 @@ afterEach(() => {
 });
 
 describe('createLogger', () => {
-  it('is silent by default', () => {
+  it('logs warnings and errors by default (it was silent: nothing was ever seen)', () => {
     const out = capture();
     const log = createLogger({ destination: out.destination });
-    log.fatal('fatal');
     log.error({ a: 1 }, 'error');
+    log.warn('warn');
     log.info('info');
-    expect(log.level).toBe('silent');
-    expect(out.raw()).toBe('');
+    expect(log.level).toBe('warn');
+    expect(out.lines.map((l) => l.msg)).toEqual(['error', 'warn']);
   });
 
   it('takes its level from KINFORMER_LOG_LEVEL', () => {
@@ -57,8 +59,8 @@ describe('createLogger', () => {
     process.env[ENV] = '';
     const out = capture();
     const log = createLogger({ destination: out.destination });
-    log.error('error');
-    expect(log.level).toBe('silent');
+    log.info('info');
+    expect(log.level).toBe('warn');
     expect(out.raw()).toBe('');
   });
 
@@ -142,10 +144,197 @@ describe('componentLogger', () => {
     ]);
   });
 
-  it('falls back to one shared, silent default logger', () => {
+  it('falls back to one shared default logger', () => {
     expect(getDefaultLogger()).toBe(getDefaultLogger());
     const child = componentLogger(undefined, { component: 'x' });
     expect(child.bindings()).toEqual({ name: 'kinformer', component: 'x' });
-    expect(child.isLevelEnabled('fatal')).toBe(false);
+  });
+});
+
+describe('createLogger redaction at any depth', () => {
+  const deep = (leaf: Record<string, unknown>): Record<string, unknown> => ({
+    a: { b: { c: { d: { e: leaf } } } },
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a token five levels down', deep({ token: 'DEEP-1' }), 'DEEP-1'],
+    [
+      'an Authorization header five levels down',
+      deep({ headers: { Authorization: 'Bearer DEEP-2' } }),
+      'DEEP-2',
+    ],
+    ['a client key (kubeconfig spelling)', deep({ 'client-key': 'DEEP-3' }), 'DEEP-3'],
+    ['an OIDC id-token', { config: { 'id-token': 'DEEP-4' } }, 'DEEP-4'],
+    ['an OIDC refresh-token', deep({ 'refresh-token': 'DEEP-5' }), 'DEEP-5'],
+    ['an access_token', deep({ access_token: 'DEEP-6' }), 'DEEP-6'],
+    ['a cookie', deep({ cookie: 'session=DEEP-7' }), 'DEEP-7'],
+    ['a set-cookie array', deep({ 'set-cookie': ['session=DEEP-8'] }), 'DEEP-8'],
+    [
+      'a PEM private key under key',
+      deep({ key: '-----BEGIN RSA PRIVATE KEY-----\nDEEP-9\n-----END RSA PRIVATE KEY-----' }),
+      'DEEP-9',
+    ],
+    ['a Buffer under key', deep({ key: Buffer.from('DEEP-10') }), 'DEEP-10'],
+    [
+      'a Bearer token inside a nested string',
+      deep({ note: 'sent Authorization: Bearer DEEP-11 to the server' }),
+      'DEEP-11',
+    ],
+    [
+      'rawHeaders',
+      { req: { rawHeaders: ['Host', 'h', 'Authorization', 'Bearer DEEP-12', 'Cookie', 'DEEP-13'] } },
+      'DEEP-1',
+    ],
+    ['a password inside an array', { users: [{ name: 'u', password: 'DEEP-14' }] }, 'DEEP-14'],
+  ])('redacts %s', (_name, object, secret) => {
+    const out = capture();
+    createLogger({ level: 'info', destination: out.destination }).info(object, 'x');
+    expect(out.raw()).not.toContain(secret);
+    expect(out.raw()).toContain('[REDACTED]');
+  });
+
+  it('keeps a store key (ns/name) under `key`: only key material is redacted there', () => {
+    const out = capture();
+    createLogger({ level: 'info', destination: out.destination }).info({ key: 'default/web-1' }, 'x');
+    expect(out.lines[0]).toMatchObject({ key: 'default/web-1' });
+  });
+
+  it('redacts "Bearer …" in the message and printf arguments', () => {
+    const out = capture();
+    const log = createLogger({ level: 'info', destination: out.destination });
+    log.info('got Authorization: Bearer MSG-SECRET-1 back');
+    log.info({ n: 1 }, 'header %s', 'Bearer MSG-SECRET-2');
+    expect(out.raw()).not.toContain('MSG-SECRET');
+    expect(out.lines[0]?.msg).toBe('got Authorization: Bearer [REDACTED] back');
+  });
+
+  it("honours the caller's censor (string or function) and remove, for its paths and kinformer's", () => {
+    const out = capture();
+    const log = createLogger({
+      level: 'info',
+      destination: out.destination,
+      pino: { redact: { paths: ['mine'], censor: '***' } },
+    });
+    log.info({ mine: 'M', token: 'T', deep: { a: { b: { c: { password: 'P' } } } } }, 'Bearer X1');
+    expect(out.lines[0]).toMatchObject({
+      mine: '***',
+      token: '***',
+      deep: { a: { b: { c: { password: '***' } } } },
+      msg: 'Bearer ***',
+    });
+    const fn = capture();
+    createLogger({
+      level: 'info',
+      destination: fn.destination,
+      pino: {
+        redact: { paths: [], censor: (_v: unknown, path: string[]) => `<${path.map(String).join('.')}>` },
+      },
+    }).info({ user: { a: { b: { token: 'T' } } } }, 'x');
+    expect(fn.lines[0]).toMatchObject({ user: { a: { b: { token: '<user.a.b.token>' } } } });
+    const removed = capture();
+    createLogger({
+      level: 'info',
+      destination: removed.destination,
+      pino: { redact: { paths: [], remove: true } },
+    }).info({ a: { b: { c: { token: 'T' } } }, kept: 1 }, 'x');
+    expect(removed.lines[0]).toMatchObject({ a: { b: { c: {} } }, kept: 1 });
+    expect(removed.raw()).not.toContain('token');
+  });
+
+  it('serialises cause chains with their properties redacted, each message once', () => {
+    const root = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), {
+      code: 'ECONNREFUSED',
+      config: { headers: { authorization: 'Bearer CAUSE-SECRET-1' } },
+    });
+    const err = new KinformerError(
+      'ERR_CONNECTION',
+      'could not reach the API server at 127.0.0.1: connect ECONNREFUSED 127.0.0.1:1',
+      {
+        cause: root,
+        details: { request: { token: 'CAUSE-SECRET-2' } },
+      },
+    );
+    const out = capture();
+    createLogger({ level: 'info', destination: out.destination }).warn({ err }, 'list failed');
+    expect(out.raw()).not.toContain('CAUSE-SECRET');
+    const line = out.lines[0] as { err: Record<string, unknown> };
+    expect(line.err).toMatchObject({
+      type: 'KinformerError',
+      code: 'ERR_CONNECTION',
+      message: 'could not reach the API server at 127.0.0.1: connect ECONNREFUSED 127.0.0.1:1',
+      details: { request: { token: '[REDACTED]' } },
+      cause: {
+        message: 'connect ECONNREFUSED 127.0.0.1:1',
+        code: 'ECONNREFUSED',
+        config: { headers: { authorization: '[REDACTED]' } },
+      },
+    });
+    // pino's own serializer appended every cause's message to the error's: "…1: connect ECONNREFUSED …1".
+    expect(line.err.message).not.toMatch(/ECONNREFUSED.*ECONNREFUSED/);
+  });
+
+  it('redacts child bindings too', () => {
+    const out = capture();
+    createLogger({ level: 'info', destination: out.destination })
+      .child({ auth: { token: 'BIND-SECRET' } })
+      .info('x');
+    expect(out.raw()).not.toContain('BIND-SECRET');
+  });
+});
+
+describe('log formats', () => {
+  const FORMAT = 'KINFORMER_LOG_FORMAT';
+  let savedFormat: string | undefined;
+  beforeEach(() => {
+    savedFormat = process.env[FORMAT];
+  });
+  afterEach(() => {
+    if (savedFormat === undefined) delete process.env[FORMAT];
+    else process.env[FORMAT] = savedFormat;
+  });
+
+  it('pretty: one readable line per entry, scope, message, the cause once, the code and other fields', () => {
+    const lines: string[] = [];
+    const log = createLogger({
+      level: 'info',
+      format: 'pretty',
+      destination: { write: (l: string) => void lines.push(l) },
+    });
+    const cause = new Error('connect ECONNREFUSED 127.0.0.1:6443');
+    const err = new KinformerError(
+      'ERR_CONNECTION',
+      `could not reach the API server at 127.0.0.1: ${cause.message}`,
+      { cause },
+    );
+    log
+      .child({ component: 'reflector', resource: 'pods.v1' })
+      .warn({ err, code: err.code, resourceVersion: '12' }, 'list failed; backing off');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} WARN {2}\[reflector pods\.v1\] list failed; backing off: could not reach the API server at 127\.0\.0\.1: connect ECONNREFUSED 127\.0\.0\.1:6443 \(ERR_CONNECTION\) resourceVersion=12\n$/,
+    );
+    expect(lines[0]!.match(/ECONNREFUSED/g)).toHaveLength(1);
+  });
+
+  it('KINFORMER_LOG_FORMAT=pretty turns a destination pretty, json keeps JSON', () => {
+    process.env[FORMAT] = 'pretty';
+    const pretty: string[] = [];
+    createLogger({ destination: { write: (l: string) => void pretty.push(l) } }).error('boom');
+    expect(pretty[0]).toMatch(/ERROR boom\n$/);
+    process.env[FORMAT] = 'json';
+    const json: string[] = [];
+    createLogger({ destination: { write: (l: string) => void json.push(l) } }).error('boom');
+    expect(JSON.parse(json[0]!)).toMatchObject({ level: 50, msg: 'boom' });
+  });
+
+  it('errorText leaves out a cause its error message already contains, and keeps one that adds something', () => {
+    expect(errorText({ message: 'a: b', cause: { message: 'b' } })).toBe('a: b');
+    expect(errorText({ message: 'list failed', cause: { message: 'ECONNRESET' } })).toBe(
+      'list failed: ECONNRESET',
+    );
+  });
+
+  it('formatLogLine passes a line that is not JSON through', () => {
+    expect(formatLogLine('plain\n')).toBe('plain\n');
   });
 });
