@@ -74,11 +74,15 @@ export interface CorrelatorOptions {
   clock?: Pick<Clock, 'now'>;
 }
 
-/** client-go's defaults (`tools/record/events_cache.go`). */
+/** Entries of each correlator LRU cache (client-go's `maxLruCacheEntries`). */
 export const DEFAULT_LRU_CACHE_SIZE = 4096;
+/** Distinct messages of similar events before they are aggregated (client-go's `defaultAggregateMaxEvents`). */
 export const DEFAULT_AGGREGATE_MAX_EVENTS = 10;
+/** How long an aggregation group lives after its last event, ms (client-go's `defaultAggregateIntervalInSeconds`). */
 export const DEFAULT_AGGREGATE_INTERVAL_MS = 600_000;
+/** Events a source may send about one object at once (client-go's `defaultSpamBurst`). */
 export const DEFAULT_SPAM_BURST = 25;
+/** Refill of the spam budget, events per second: one every 5 minutes (client-go's `defaultSpamQPS`). */
 export const DEFAULT_SPAM_QPS = 1 / 300;
 
 const key = (parts: readonly (string | undefined)[]): string => JSON.stringify(parts);

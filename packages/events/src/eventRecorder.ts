@@ -142,6 +142,7 @@ export class ApiEventRecorder implements EventRecorder {
     this.#retryDelayMs = retryDelayMs;
   }
 
+  /** Correlates the event at once and queues it for the background writer (see {@link EventRecorder.event}). */
   event(
     regarding: EventObject,
     type: EventType,

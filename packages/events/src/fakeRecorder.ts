@@ -34,6 +34,7 @@ export class FakeRecorder implements EventRecorder {
     this.#includeObject = options.includeObject ?? false;
   }
 
+  /** Appends the event's line to {@link FakeRecorder.events} (see {@link EventRecorder.event}). */
   event(
     regarding: EventObject,
     type: EventType,
