@@ -238,6 +238,67 @@ describe.each([
   });
 });
 
+describe('an exec credential plugin that fails', () => {
+  test('an informer retrying it never logs or returns its output: the error names the executable and its exit code, its stderr goes to stderr', async () => {
+    const server = track(await FakeApiServer.start(), (s) => s.close());
+    const leak = 'refresh_token=kinformer-plugin-leak-93b1';
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: server.url, skipTLSVerify: true }],
+      users: [
+        {
+          name: 'u',
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1',
+            command: process.execPath,
+            args: [
+              '-e',
+              `process.stderr.write(${JSON.stringify(leak)}); process.stdout.write('not json ${leak}'); process.exit(2)`,
+            ],
+          },
+        },
+      ],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const stderr: string[] = [];
+    // The plugin's stderr is written to process.stderr: catch it there (and keep the test output quiet).
+    const realWrite = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+      if (text.includes(leak)) {
+        stderr.push(text);
+        return true;
+      }
+      return (realWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
+    });
+    track(undefined, () => {
+      process.stderr.write = realWrite;
+    });
+    const logs = captureLogs('trace');
+    const h = startReflector(createListWatch<Pod>(kc, PODS, { logger: logs.logger }), {
+      logger: logs.logger,
+    });
+    await waitFor(() => h.handlerErrors.length >= 3, { describe: () => logs.raw });
+    await h.stop();
+
+    expect(h.handlerErrorCodes().slice(0, 3)).toEqual([
+      ErrorCodes.CREDENTIALS,
+      ErrorCodes.CREDENTIALS,
+      ErrorCodes.CREDENTIALS,
+    ]);
+    expect((h.handlerErrors[0] as Error).message).toBe(
+      `exec plugin ${JSON.stringify(process.execPath)} failed with exit code 2`,
+    );
+    expect(server.requests).toHaveLength(0);
+    // client-go passes the plugin's stderr through; before, it was the error's message, logged on every retry.
+    expect(stderr.join('')).toContain(leak);
+    expect(logs.text()).not.toContain('kinformer-plugin-leak');
+    for (const err of h.handlerErrors)
+      for (const text of renderings(err)) expect(text).not.toContain('kinformer-plugin-leak');
+  });
+});
+
 // ------------------------------------------------------------------------------ objects are data
 
 describe('objects from the server are data', () => {
