@@ -1,10 +1,8 @@
 import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { FakeRecorder } from '@kinformer/events';
-import { FakeApiServer } from '@kinformer/testing';
+import { FakeApiServer, FakeClock, flush } from '@kinformer/testing';
 import {
   ErrorCodes,
-  FakeClock,
-  flush,
   isDeletedFinalStateUnknown,
   ItemExponentialFailureRateLimiter,
   KinformerError,

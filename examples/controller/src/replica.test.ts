@@ -1,5 +1,5 @@
-import { FakeApiServer } from '@kinformer/testing';
-import { FakeClock, flush, JITTER_FACTOR } from 'kinformer';
+import { FakeApiServer, FakeClock, flush } from '@kinformer/testing';
+import { JITTER_FACTOR } from 'kinformer';
 import type { EventsV1Event, V1Lease } from '@kubernetes/client-node';
 import { EVENTS_V1_RESOURCE, PodChurn } from './podChurn.js';
 import type { ReconcileRecord } from './podsPerNodeController.js';

@@ -1,5 +1,6 @@
 import { newStore } from '@kinformer/cache';
-import { ErrorCodes, FakeClock, KinformerError } from '@kinformer/core';
+import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { DeltaFIFO, RealFIFO } from '@kinformer/delta-fifo';
 import type { Deltas } from '@kinformer/delta-fifo';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';

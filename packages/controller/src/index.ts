@@ -3,10 +3,5 @@ export { Controller } from './controller.js';
 export { processDeltas } from './processDeltas.js';
 export type { ResourceEventHandler } from './resourceEventHandler.js';
 export { filteringResourceEventHandler } from './resourceEventHandler.js';
-export type {
-  IndexerInformerOptions,
-  InformerOptions,
-  InformerQueueOptions,
-  QueueKind,
-} from './newInformer.js';
-export { newIndexerInformer, newInformer, newInformerQueue } from './newInformer.js';
+export type { IndexerInformerOptions, InformerOptions, QueueKind } from './newInformer.js';
+export { newIndexerInformer, newInformer } from './newInformer.js';

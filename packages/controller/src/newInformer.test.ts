@@ -1,4 +1,5 @@
-import { DeletedFinalStateUnknown, FakeClock } from '@kinformer/core';
+import { DeletedFinalStateUnknown } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { newIndexerInformer, newInformer } from './newInformer.js';
 import type { ResourceEventHandler } from './resourceEventHandler.js';

@@ -34,7 +34,7 @@ export { labelSelectorFromObject, parseLabelSelector } from './labelSelector.js'
 export type { FieldRequirement, FieldSelector, FieldSelectorOperator } from './fieldSelector.js';
 export { parseFieldSelector } from './fieldSelector.js';
 export type { Clock, Timer } from './clock.js';
-export { FakeClock, flush, realClock } from './clock.js';
+export { realClock } from './clock.js';
 export type { Backoff, BackoffOptions } from './backoff.js';
 export { ExponentialBackoff } from './backoff.js';
 export type { CreateLoggerOptions, LogFormat, Logger } from './logger.js';
@@ -49,7 +49,6 @@ export type { Censor } from './logRedaction.js';
 export { isSecretKey, redactForLog, redactString } from './logRedaction.js';
 export { errorText, formatLogLine } from './logFormat.js';
 export { deepFreeze, defaultFreezeObjects } from './freeze.js';
-export { RingBuffer } from './ringBuffer.js';
 export {
   jsonNestingExceeds,
   MAX_OBJECT_DEPTH,

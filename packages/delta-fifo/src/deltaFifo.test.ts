@@ -1,4 +1,5 @@
-import { DeletedFinalStateUnknown, ErrorCodes, FakeClock, KinformerError } from '@kinformer/core';
+import { DeletedFinalStateUnknown, ErrorCodes, KinformerError } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { DeltaFIFO } from './deltaFifo.js';
 import type { DeltaFIFOOptions } from './deltaFifo.js';
 import type { KeyListerGetter } from './fifoOptions.js';

@@ -6,8 +6,8 @@ import {
   KinformerError,
   metaNamespaceKeyFunc,
   realClock,
-  RingBuffer,
 } from '@kinformer/core';
+import { RingBuffer } from '@kinformer/core/internal';
 import type { Clock, KeyFunc, Logger } from '@kinformer/core';
 import type { FIFOOptions, KeyListerGetter, TransformFunc } from './fifoOptions.js';
 import { closedError, isPromiseLike, keyOf, SLOW_DEPTH, SLOW_MS } from './internal.js';

@@ -1,4 +1,5 @@
-import { ErrorCodes, FakeClock, KinformerError } from '@kinformer/core';
+import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { captureLogs, LEVEL } from '@kinformer/test-tools';
 import type { LogLine } from '@kinformer/test-tools';
 import { FakeApiServer } from '@kinformer/testing';

@@ -1,4 +1,5 @@
-import { deletionHandlingMetaNamespaceKeyFunc, ErrorCodes, RingBuffer } from '@kinformer/core';
+import { deletionHandlingMetaNamespaceKeyFunc, ErrorCodes } from '@kinformer/core';
+import { RingBuffer } from '@kinformer/core/internal';
 import type { DeletedFinalStateUnknown, Logger } from '@kinformer/core';
 import type { ResourceEventHandler } from '@kinformer/controller';
 

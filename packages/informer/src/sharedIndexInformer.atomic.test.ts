@@ -1,4 +1,5 @@
-import { DeletedFinalStateUnknown, FakeClock } from '@kinformer/core';
+import { DeletedFinalStateUnknown } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import type { KubeObject } from '@kinformer/core';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { SharedIndexInformer } from './sharedIndexInformer.js';

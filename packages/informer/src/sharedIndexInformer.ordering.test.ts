@@ -1,4 +1,5 @@
-import { DeletedFinalStateUnknown, FakeClock } from '@kinformer/core';
+import { DeletedFinalStateUnknown } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import type { ResourceEventHandler } from '@kinformer/controller';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import type { FakeWatchStream } from '@kinformer/reflector/testing';

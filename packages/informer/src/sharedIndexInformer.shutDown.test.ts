@@ -1,4 +1,4 @@
-import { FakeClock } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
 import { keyOf, noBackoff, pod, podList, settle, waitFor } from '@kinformer/test-tools';

@@ -1,4 +1,5 @@
-import { DeletedFinalStateUnknown, ErrorCodes, FakeClock, KinformerError } from '@kinformer/core';
+import { DeletedFinalStateUnknown, ErrorCodes, KinformerError } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import type { ResourceEventHandler } from '@kinformer/controller';
 import { SharedIndexInformer } from './sharedIndexInformer.js';

@@ -1,6 +1,7 @@
 import { newIndexer, TransactionError } from '@kinformer/cache';
 import type { Indexer, Indexers } from '@kinformer/cache';
-import { Controller, newInformerQueue, processDeltas } from '@kinformer/controller';
+import { Controller, processDeltas } from '@kinformer/controller';
+import { newInformerQueue } from '@kinformer/controller/internal';
 import type { ControllerOptions, QueueKind, ResourceEventHandler } from '@kinformer/controller';
 import {
   deletionHandlingMetaNamespaceKeyFunc,

@@ -1,4 +1,5 @@
-import { ErrorCodes, FakeClock, KinformerError } from '@kinformer/core';
+import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
 import { noBackoff, pod, podList, settle, waitFor } from '@kinformer/test-tools';

@@ -1,4 +1,5 @@
-import { ErrorCodes, FakeClock, flush, isKinformerError } from '@kinformer/core';
+import { ErrorCodes, isKinformerError } from '@kinformer/core';
+import { FakeClock, flush } from '@kinformer/core/testing';
 import { captureLogs } from '@kinformer/test-tools';
 import type { CapturedLogs } from '@kinformer/test-tools';
 import { LeaderElector, LeaseLock, runLeaderElection } from '@kinformer/leader-election';

@@ -1,5 +1,6 @@
 import { createListWatch } from '@kinformer/client-node';
-import { ErrorCodes, FakeClock, realClock, type Status } from '@kinformer/core';
+import { ErrorCodes, realClock, type Status } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import type { ListerWatcher } from '@kinformer/reflector';
 import { FakeApiServer } from '@kinformer/testing';
 import { RecordingBackoff, waitFor } from '@kinformer/test-tools';

@@ -1,7 +1,6 @@
 import { newIndexer, type Indexer, type Indexers } from '@kinformer/cache';
 import { processDeltas } from '@kinformer/controller';
 import {
-  FakeClock,
   isKinformerError,
   metaNamespaceKeyFunc,
   type Backoff,
@@ -9,6 +8,7 @@ import {
   type KubeObject,
   type Logger,
 } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { DeltaFIFO, RealFIFO, type DeltaType, type Queue } from '@kinformer/delta-fifo';
 import {
   defaultWatchErrorHandler,

@@ -1,7 +1,8 @@
 // The examples of docs/testing.md, verbatim (between the `// docs:` markers), so that the guide
 // only shows code that runs. Keep the two in step when changing either.
 
-import { createLogger, deletionHandlingMetaNamespaceKeyFunc as keyOf, ErrorCodes, FakeClock, splitMetaNamespaceKey } from '@kinformer/core';
+import { createLogger, deletionHandlingMetaNamespaceKeyFunc as keyOf, ErrorCodes, splitMetaNamespaceKey } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { SharedIndexInformer, SharedInformerFactory, waitForCacheSync } from 'kinformer';
 import { FakeApiServer, FakeListerWatcher } from '@kinformer/testing';
 import { RateLimitingQueue } from '@kinformer/workqueue';

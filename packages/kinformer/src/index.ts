@@ -34,11 +34,9 @@ export {
   DeletedFinalStateUnknown,
   ErrorCodes,
   ExponentialBackoff,
-  FakeClock,
   KinformerError,
   MAX_OBJECT_DEPTH,
   REDACT_PATHS,
-  RingBuffer,
   abortError,
   componentLogger,
   createLogger,
@@ -46,7 +44,6 @@ export {
   defaultFreezeObjects,
   deletionHandlingMetaNamespaceKeyFunc,
   errorText,
-  flush,
   formatLogLine,
   getDefaultLogger,
   groupVersionString,
@@ -169,7 +166,6 @@ export type {
   ControllerOptions,
   IndexerInformerOptions,
   InformerOptions,
-  InformerQueueOptions,
   QueueKind,
   ResourceEventHandler,
 } from '@kinformer/controller';
@@ -178,7 +174,6 @@ export {
   filteringResourceEventHandler,
   newIndexerInformer,
   newInformer,
-  newInformerQueue,
   processDeltas,
 } from '@kinformer/controller';
 export type {

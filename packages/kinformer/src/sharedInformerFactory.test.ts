@@ -1,4 +1,5 @@
-import { ErrorCodes, FakeClock, KinformerError } from '@kinformer/core';
+import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import type { GroupVersionResource, KubeObject } from '@kinformer/core';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import type { V1Pod } from '@kubernetes/client-node';

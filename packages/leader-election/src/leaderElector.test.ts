@@ -1,4 +1,5 @@
-import { ErrorCodes, FakeClock, isKinformerError, KinformerError } from '@kinformer/core';
+import { ErrorCodes, isKinformerError, KinformerError } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { captureLogs } from '@kinformer/test-tools';
 import type { CapturedLogs, LogLine } from '@kinformer/test-tools';
 import { InMemoryLeaseStore } from './inMemoryLock.test.helpers.js';

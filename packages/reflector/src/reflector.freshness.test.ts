@@ -1,4 +1,5 @@
-import { ErrorCodes, FakeClock, flush, KinformerError } from '@kinformer/core';
+import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { FakeClock, flush } from '@kinformer/core/testing';
 import type { ListerWatcher } from './listerWatcher.js';
 import { BookmarkCadence, RecoveryPolicy, reflectorBackoff } from './recovery.js';
 import { Reflector } from './reflector.js';

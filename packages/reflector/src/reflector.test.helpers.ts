@@ -1,13 +1,13 @@
 import {
   createLogger,
   ErrorCodes,
-  FakeClock,
   KinformerError,
   type Backoff,
   type KubeList,
   type KubeObject,
   type Status,
 } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import type { ReflectorStore } from './listerWatcher.js';
 import { Reflector, type ReflectorOptions } from './reflector.js';
 import { reflectorBackoff } from './recovery.js';

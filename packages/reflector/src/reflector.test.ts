@@ -2,13 +2,12 @@ import { getEventListeners } from 'node:events';
 import {
   ErrorCodes,
   ExponentialBackoff,
-  FakeClock,
-  flush,
   KinformerError,
   type Backoff,
   type KubeList,
   type Status,
 } from '@kinformer/core';
+import { FakeClock, flush } from '@kinformer/core/testing';
 import type { ListerWatcher, WatchEvent } from './listerWatcher.js';
 import { Reflector } from './reflector.js';
 import { isUnsupportedTableObject } from './reflectorErrors.js';

@@ -3,13 +3,13 @@ import {
   createLogger,
   ErrorCodes,
   ExponentialBackoff,
-  FakeClock,
   KinformerError,
   type Backoff,
   type KubeList,
   type KubeObject,
   type Status,
 } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import type { ReflectorStore } from './listerWatcher.js';
 import { Reflector, type ReflectorOptions } from './reflector.js';
 import { FakeListerWatcher, type FakeListerWatcherOptions } from './testing.js';

@@ -1,4 +1,5 @@
-import { FakeClock, KinformerError, ErrorCodes } from '@kinformer/core';
+import { KinformerError, ErrorCodes } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { compareResourceVersions, isNumericResourceVersion } from './resourceVersion.js';
 import { RetryWithDeadline } from './retryWithDeadline.js';
 import { effectiveMinWatchTimeoutMs, watchTimeoutSeconds } from './watchTimeout.js';

@@ -1,4 +1,5 @@
-import { ErrorCodes, FakeClock, isKinformerError, type KubeObject } from '@kinformer/core';
+import { ErrorCodes, isKinformerError, type KubeObject } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import {
   CoordinationV1Api,
   CoreV1Api,

@@ -30,6 +30,6 @@ export type { ResourceDefinition, ResourceRef, ResourceType } from './resourceRe
 export { DEFAULT_RESOURCES } from './resourceRegistry.js';
 export type { PatchType } from './patch.js';
 export type { DeletePreconditions } from './objectStore.js';
-export { FakeClock } from '@kinformer/core';
+export { FakeClock, flush } from '@kinformer/core/testing';
 export type { FakeListerWatcherOptions } from '@kinformer/reflector/testing';
 export { FakeListerWatcher } from '@kinformer/reflector/testing';

@@ -1,4 +1,4 @@
-import { FakeClock } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from './index.js';
 import { pod, request, WatchReader, type WatchLine } from './wire.test.helpers.js';
 

@@ -1,5 +1,5 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { FakeClock } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from './index.js';
 import { pod, WatchReader } from './wire.test.helpers.js';
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { ErrorCodes, FakeClock } from '@kinformer/core';
+import { ErrorCodes } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { DelayingQueue } from './delayingQueue.js';
 
 async function getItem<K>(q: DelayingQueue<K>): Promise<K> {

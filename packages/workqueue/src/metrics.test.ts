@@ -1,4 +1,4 @@
-import { FakeClock } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { DelayingQueue } from './delayingQueue.js';
 import {
   WORKQUEUE_ADDS_TOTAL,

@@ -1,4 +1,5 @@
-import { ErrorCodes, FakeClock } from '@kinformer/core';
+import { ErrorCodes } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import {
   BucketRateLimiter,
   defaultControllerRateLimiter,

@@ -1,4 +1,4 @@
-import { FakeClock } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { ItemExponentialFailureRateLimiter, type RateLimiter } from './rateLimiters.js';
 import { RateLimitingQueue } from './rateLimitingQueue.js';
 

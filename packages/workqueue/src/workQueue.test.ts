@@ -1,7 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { ErrorCodes, flush, isKinformerError } from '@kinformer/core';
+import { ErrorCodes, isKinformerError } from '@kinformer/core';
+import { flush } from '@kinformer/core/testing';
 import { WorkQueue, type GetResult } from './workQueue.js';
 
 /** One macrotask turn: lets other async tasks run (stands in for client-go's short sleeps). */

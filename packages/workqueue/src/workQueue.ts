@@ -5,9 +5,9 @@ import {
   KinformerError,
   realClock,
   type Clock,
-  RingBuffer,
   type Logger,
 } from '@kinformer/core';
+import { RingBuffer } from '@kinformer/core/internal';
 import { createQueueMetrics, type MetricsProvider, type QueueMetrics } from './metrics.js';
 
 /** Options of {@link WorkQueue}. */

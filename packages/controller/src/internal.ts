@@ -1,0 +1,6 @@
+/**
+ * `@kinformer/controller/internal`: what `@kinformer/informer` builds its informers from. Not public
+ * API: no compatibility promise, not re-exported by `kinformer`.
+ */
+export type { InformerQueueOptions } from './newInformer.js';
+export { newInformerQueue } from './newInformer.js';

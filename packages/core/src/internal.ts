@@ -1,0 +1,5 @@
+/**
+ * `@kinformer/core/internal`: building blocks the other `@kinformer/*` packages share. Not public
+ * API: no compatibility promise, not re-exported by `kinformer`.
+ */
+export { RingBuffer } from './ringBuffer.js';
