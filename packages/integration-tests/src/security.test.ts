@@ -264,14 +264,14 @@ describe('an exec credential plugin that fails', () => {
     const stderr: string[] = [];
     // The plugin's stderr is written to process.stderr: catch it there (and keep the test output quiet).
     const realWrite = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+    process.stderr.write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
       if (text.includes(leak)) {
         stderr.push(text);
         return true;
       }
       return (realWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
-    });
+    };
     track(undefined, () => {
       process.stderr.write = realWrite;
     });
