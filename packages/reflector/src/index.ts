@@ -7,7 +7,7 @@ export type {
   WatchEventType,
   WatchOptions,
 } from './listerWatcher.js';
-export type { ExpectedType, ReflectorOptions, ReflectorStats } from './reflector.js';
+export type { ExpectedType, ReflectorOptions, ReflectorStats } from './reflectorOptions.js';
 export { DEFAULT_STALL_MARGIN_MS, Reflector } from './reflector.js';
 export { REFLECTOR_BACKOFF, reflectorBackoff } from './recovery.js';
 export { INITIAL_EVENTS_END_ANNOTATION } from './watchStream.js';

@@ -1,42 +1,45 @@
+export type { ExpectedType, ReflectorOptions, ReflectorStats } from './reflectorOptions.js';
+export { DEFAULT_STALL_MARGIN_MS } from './reflectorOptions.js';
+
 import {
   componentLogger,
-  deletionHandlingMetaNamespaceKeyFunc,
   ErrorCodes,
   isExpiredError,
   isKinformerError,
-  isTooLargeResourceVersionError,
   isTooManyRequestsError,
   KinformerError,
   realClock,
-  type Backoff,
   type Clock,
   type KubeObject,
   type Logger,
   type Timer,
 } from '@kinformer/core';
-import type { ListerWatcher, ListOptions, ReflectorStore, WatchOptions } from './listerWatcher.js';
-import { DEFAULT_PAGE_SIZE, listAllPages, type PagedList } from './pager.js';
+import type { ListerWatcher, ReflectorStore, WatchOptions } from './listerWatcher.js';
+import type { ListState } from './listState.js';
+import { listOnce, type ListHost } from './reflectorList.js';
+import {
+  DEFAULT_STALL_MARGIN_MS,
+  newReflectorStats,
+  validateOptions,
+  type ReflectorOptions,
+  type ReflectorStats,
+} from './reflectorOptions.js';
+import { streamingList, type StreamingListHost } from './streamingList.js';
 import { BookmarkCadence, RecoveryPolicy, reflectorBackoff } from './recovery.js';
 import {
   codeOf,
   isInternalError,
   isMalformedStreamError,
-  isRejectedResourceVersionError,
-  isUnsupportedTableObject,
   isWatchErrorRetriable,
-  messageOf,
   retryAfterMs,
 } from './reflectorErrors.js';
 import { compareResourceVersions, isNumericResourceVersion } from './resourceVersion.js';
 import { RetryWithDeadline } from './retryWithDeadline.js';
 import { defaultWatchErrorHandler, type ReflectorInfo, type WatchErrorHandler } from './watchErrorHandler.js';
 import {
-  ABORTED,
   consumeWatch,
   NO_TIMER,
-  noop,
   openWatch,
-  raceAbort,
   type EventSink,
   type OpenWatch,
   type WatchContext,
@@ -44,126 +47,10 @@ import {
 } from './watchStream.js';
 import { effectiveMinWatchTimeoutMs, watchTimeoutSeconds } from './watchTimeout.js';
 
-/** Default {@link ReflectorOptions.stallMarginMs}: 30 s. */
-export const DEFAULT_STALL_MARGIN_MS = 30_000;
-
 /** `RetryWithDeadline`'s `minResetPeriod` in client-go. */
 const INTERNAL_ERROR_RESET_PERIOD_MS = 60_000;
 /** How long `run` waits, once stopped, for requests whose ListerWatcher ignores their signal. */
 const STOP_GRACE_MS = 10_000;
-/** How often a streaming list that has not seen its end bookmark logs a warning (client-go: 10 s). */
-const INITIAL_EVENTS_WARNING_INTERVAL_MS = 10_000;
-
-/** The apiVersion and kind every watched object must have (client-go's `expectedGVK`). */
-export interface ExpectedType {
-  /** `v1`, `apps/v1`, `example.com/v1alpha1`… */
-  apiVersion: string;
-  kind: string;
-}
-
-/** Options of {@link Reflector}. Every duration is in milliseconds. */
-export interface ReflectorOptions<T extends KubeObject = KubeObject> {
-  /** Used in logs. Default: `apiVersion/kind` of `expectedType`, else `"reflector"`. */
-  name?: string;
-  /**
-   * When set, watch events whose object states a different `apiVersion` or `kind` are logged and
-   * skipped (client-go skips them too). Objects that carry no `apiVersion`/`kind` are accepted. LIST
-   * items are never checked (as in client-go).
-   */
-  expectedType?: ExpectedType;
-  /** Call `store.resync()` this often while a watch loop runs. `0` (default) never resyncs. */
-  resyncPeriodMs?: number;
-  /** Consulted on every resync tick; `store.resync()` only runs when it returns true. Default: always. */
-  shouldResync?: () => boolean;
-  /**
-   * LIST page size. Unset (the default), lists from `resourceVersion` `"0"` or `""` use pages of 500 and
-   * relists from a specific resourceVersion are unpaginated so the watch cache can serve them (unless
-   * an earlier RV="0" list came back paginated, which shows the cache is off). When set, every LIST uses
-   * this page size (client-go's `WatchListPageSize`); lists at a specific version then bypass the
-   * watch cache, so set it only for good reason. Must be a positive integer.
-   */
-  pageSize?: number;
-  /**
-   * Build the initial state from a streaming list (`sendInitialEvents=true`) instead of a LIST, falling
-   * back to LIST on any failure. Default **false**, unlike client-go 1.35+: servers differ (the fake
-   * server, proxies and older clusters may not support it). Ignored when the ListerWatcher says
-   * `watchListSupported: false`.
-   */
-  useWatchList?: boolean;
-  /**
-   * The one backoff behind every retry. The reflector calls `next()` once per failure and `reset()` as
-   * soon as it makes progress (see `docs/reflector.md`). Default: {@link reflectorBackoff} (100 ms
-   * doubling to 30 s, jittered to `[d, 2d)`) on `clock`.
-   */
-  backoff?: Backoff;
-  /** Source of time for every wait. Default: the wall clock. */
-  clock?: Clock;
-  /** pino logger; the reflector logs through a child with `component: 'reflector'`. */
-  logger?: Logger;
-  /**
-   * Called with every error that ends a list-and-watch cycle, and with every connection failure that
-   * keeps a watch from starting (retried without relisting). See {@link WatchErrorHandler}.
-   * Default: {@link defaultWatchErrorHandler}.
-   */
-  watchErrorHandler?: WatchErrorHandler<T>;
-  /**
-   * Minimum watch timeout; each watch asks the server for a random `timeoutSeconds` in `[min, 2·min)`.
-   * Honoured only when greater than the default of 5 minutes (as in client-go).
-   */
-  minWatchTimeoutMs?: number;
-  /**
-   * How long watches that end with an internal error (500) are retried at once without relisting.
-   * Default 0: an internal error ends the watch and relists.
-   */
-  maxInternalErrorRetryDurationMs?: number;
-  /**
-   * Where no bookmark cadence is known yet, a watch that delivers nothing (no event, no bookmark) for
-   * its `timeoutSeconds` plus this margin is aborted with `ERR_WATCH_STALLED` and restarted from the
-   * last resourceVersion. Once the server has shown its bookmark cadence, the limit is three times
-   * that cadence, at least 1 s (never more than the timeout-based one). Default 30 s.
-   */
-  stallMarginMs?: number;
-  /** Random source in `[0, 1)` for watch timeouts (and the default backoff's jitter). Default `Math.random`. */
-  random?: () => number;
-}
-
-/**
- * Counters of one reflector since it was created. All are monotonically increasing.
- */
-export interface ReflectorStats {
-  /** LIST operations started (a paginated list counts once; the immediate retry at RV `""` again). */
-  lists: number;
-  /** LIST or streaming-list operations started after the store had been populated once. */
-  relists: number;
-  /** Streaming-list (`sendInitialEvents`) requests sent. */
-  watchLists: number;
-  /** Plain watch requests sent. */
-  watchStarts: number;
-  /** Plain watch requests sent again without relisting (clean close, 429, connection failure, stall…). */
-  watchRestarts: number;
-  /** 410 Expired/Gone answers seen (LIST, watch start, in-stream ERROR event). */
-  expired410: number;
-  /** Watch events received, bookmarks included. */
-  events: number;
-  /** BOOKMARK events received. */
-  bookmarks: number;
-  /** Malformed lines, unknown event types, over-long lines and objects without metadata; each ended a watch. */
-  malformed: number;
-  /** Watches aborted by stall detection. */
-  stalls: number;
-  /** Watches that closed within a second of starting without any event. */
-  veryShortWatches: number;
-  /** Watch events skipped because of their type (`expectedType` mismatch, `Table` objects). */
-  skipped: number;
-  /** Watch events whose resourceVersion was not numeric or lower than the previous one (logged only). */
-  resourceVersionAnomalies: number;
-  /** `store.resync()` calls. */
-  resyncs: number;
-  /** Failures that made the reflector wait a backoff step. */
-  backoffs: number;
-  /** Total time spent waiting in backoff, ms. */
-  backoffMs: number;
-}
 
 /**
  * The run loop's state, advanced by {@link Reflector.step} (kube-rs `watcher::State`): what the reflector
@@ -186,18 +73,6 @@ interface WatchCycle {
   started: number;
   /** Set when `store.resync()` threw: the cycle ends and the reflector relists. */
   resyncError: { error: unknown } | undefined;
-}
-
-/** What the reflector knows about listing: facts that outlive one cycle. */
-interface ListState {
-  /** The resourceVersion of the last LIST, streaming list or watch event. */
-  lastSyncRV: string;
-  /** The last version proved unavailable (410, too large, refused): the next LIST reads at `""`. */
-  rvUnavailable: boolean;
-  /** An RV="0" LIST came back paginated: the watch cache is off, so every LIST is paginated. */
-  paginatedResult: boolean;
-  /** The store was populated once. */
-  populated: boolean;
 }
 
 const LIST: Phase<never> = { kind: 'list' };
@@ -240,24 +115,9 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
   private readonly cadence = new BookmarkCadence();
   private readonly storeSink: EventSink<T>;
   private readonly watchContext: WatchContext<T>;
-  private readonly counters: ReflectorStats = {
-    lists: 0,
-    relists: 0,
-    watchLists: 0,
-    watchStarts: 0,
-    watchRestarts: 0,
-    expired410: 0,
-    events: 0,
-    bookmarks: 0,
-    malformed: 0,
-    stalls: 0,
-    veryShortWatches: 0,
-    skipped: 0,
-    resourceVersionAnomalies: 0,
-    resyncs: 0,
-    backoffs: 0,
-    backoffMs: 0,
-  };
+  /** What the LIST and the streaming list see of this reflector. */
+  private readonly host: ListHost<T> & StreamingListHost<T>;
+  private readonly counters: ReflectorStats = newReflectorStats();
 
   private readonly listState: ListState = {
     lastSyncRV: '',
@@ -336,6 +196,26 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       skipped: () => {
         this.counters.skipped++;
       },
+    };
+    this.host = {
+      listerWatcher,
+      store,
+      logger: this.logger,
+      clock: this.clock,
+      counters: this.counters,
+      listState: this.listState,
+      explicitPageSize: this.explicitPageSize,
+      watchContext: this.watchContext,
+      track: (request) => this.track(request),
+      watchTimeoutSeconds: () => watchTimeoutSeconds(this.minWatchTimeoutMs, this.random),
+      openWatch: (options, signal) => this.openWatch(options, signal),
+      retriableFailure: (err) => {
+        const ms = this.recovery.failed(retryAfterMs(err));
+        this.noteFailureStart();
+        if (isKinformerError(err, ErrorCodes.CONNECTION)) this.handleListAndWatchError(err);
+        return ms;
+      },
+      noteStall: (w) => this.noteStall(w),
     };
   }
 
@@ -429,7 +309,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     try {
       if (this.watchListEnabled) {
         try {
-          handedOver = await this.watchList(signal);
+          handedOver = await streamingList(this.host, signal);
           if (handedOver === undefined) return LIST; // the signal aborted
         } catch (err) {
           if (signal.aborted) return LIST;
@@ -440,7 +320,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
           handedOver = undefined;
         }
       }
-      if (handedOver === undefined && !(await this.list(signal))) return LIST;
+      if (handedOver === undefined && !(await listOnce(this.host, signal))) return LIST;
     } catch (err) {
       if (signal.aborted) return LIST;
       const ms = this.recovery.failed(retryAfterMs(err));
@@ -470,101 +350,8 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     return this.backoff(ms, LIST, cause);
   }
 
-  /** `"0"` for the first list, `""` once the last version proved unavailable, else the last version. */
-  private relistResourceVersion(): string {
-    if (this.listState.rvUnavailable) return '';
-    if (this.listState.lastSyncRV === '') return '0';
-    return this.listState.lastSyncRV;
-  }
-
-  /** The version a streaming list starts from: `""` when unavailable or unknown, else the last version. */
-  private rewatchResourceVersion(): string {
-    return this.listState.rvUnavailable ? '' : this.listState.lastSyncRV;
-  }
-
   // ---------------------------------------------------------------------------------------------
-  // LIST
-
-  /** client-go's `list`: paginated LIST, store.replace. Returns false when the signal aborted. */
-  private async list(signal: AbortSignal): Promise<boolean> {
-    const state = this.listState;
-    const resourceVersion = this.relistResourceVersion();
-    let pageSize: number;
-    if (this.explicitPageSize !== undefined) pageSize = this.explicitPageSize;
-    else if (state.paginatedResult) pageSize = DEFAULT_PAGE_SIZE;
-    else if (resourceVersion !== '' && resourceVersion !== '0') pageSize = 0;
-    else pageSize = DEFAULT_PAGE_SIZE;
-
-    let result: PagedList<T> | typeof ABORTED;
-    try {
-      result = await this.pagedList({ resourceVersion }, pageSize, signal);
-    } catch (err) {
-      if (signal.aborted) return false;
-      const expired = isExpiredError(err);
-      const rejected = isRejectedResourceVersionError(err, resourceVersion);
-      if (!expired && !rejected && !isTooLargeResourceVersionError(err)) {
-        // The watch error handler reports it (the default one logs at error); keep this at debug.
-        this.logger.debug({ err, code: codeOf(err), resourceVersion }, 'failed to list');
-        throw err;
-      }
-      if (expired) this.counters.expired410++;
-      if (rejected) {
-        // Not in client-go: a resourceVersion the server cannot parse (a non-numeric one that came in
-        // a watch event) would otherwise be asked for again on every relist, and refused forever.
-        this.logger.warn(
-          { code: codeOf(err), message: messageOf(err), resourceVersion },
-          'the server rejected the list resourceVersion; retrying at once with a consistent read',
-        );
-      } else {
-        this.logger.debug(
-          { code: codeOf(err), resourceVersion },
-          'the list resourceVersion is unavailable; retrying at once with a consistent read',
-        );
-      }
-      state.rvUnavailable = true;
-      try {
-        result = await this.pagedList({ resourceVersion: this.relistResourceVersion() }, pageSize, signal);
-      } catch (retryErr) {
-        if (signal.aborted) return false;
-        if (isExpiredError(retryErr)) this.counters.expired410++;
-        this.logger.debug({ err: retryErr, code: codeOf(retryErr) }, 'failed to list');
-        throw retryErr;
-      }
-    }
-    if (result === ABORTED) return false;
-
-    const { list, paginated } = result;
-    if (resourceVersion === '0' && paginated) state.paginatedResult = true;
-    state.rvUnavailable = false;
-    if (isUnsupportedTableObject(list)) {
-      throw new KinformerError(
-        ErrorCodes.BAD_RESPONSE,
-        `unsupported list kind ${String(list.apiVersion)}/${String(list.kind)}`,
-      );
-    }
-    const listRV = list.metadata?.resourceVersion ?? '';
-    this.store.replace(list.items, listRV);
-    state.lastSyncRV = listRV;
-    state.populated = true;
-    this.logger.debug(
-      { items: list.items.length, resourceVersion: listRV, requests: result.requests },
-      'listed',
-    );
-    return true;
-  }
-
-  private pagedList(
-    options: ListOptions,
-    pageSize: number,
-    signal: AbortSignal,
-  ): Promise<PagedList<T> | typeof ABORTED> {
-    this.counters.lists++;
-    if (this.listState.populated) this.counters.relists++;
-    const lw = this.listerWatcher;
-    const request = listAllPages((opts, context) => lw.list(opts, context), options, { signal, pageSize });
-    this.track(request);
-    return raceAbort(request, signal);
-  }
+  // requests in flight
 
   /**
    * Waits until every request sent has settled — a ListerWatcher settles its promises when their signal
@@ -599,126 +386,6 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       this.inFlight.delete(request);
     };
     request.then(settled, settled);
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // streaming list
-
-  /**
-   * client-go's `watchList`: a streaming list into a temporary map until the `initial-events-end`
-   * bookmark, then `store.replace` and hand the still-open stream over to the watch loop. Returns
-   * `undefined` when the signal aborted; throws when the caller should fall back to LIST.
-   */
-  private async watchList(signal: AbortSignal): Promise<OpenWatch<T> | undefined> {
-    for (;;) {
-      if (signal.aborted) return undefined;
-      const resourceVersion = this.rewatchResourceVersion();
-      const temp = new Map<string, T>();
-      let bookmarkRV = '';
-      const options: WatchOptions = {
-        resourceVersion,
-        allowWatchBookmarks: true,
-        sendInitialEvents: true,
-        resourceVersionMatch: 'NotOlderThan',
-        timeoutSeconds: watchTimeoutSeconds(this.minWatchTimeoutMs, this.random),
-      };
-      const start = this.clock.now();
-      this.counters.watchLists++;
-      if (this.listState.populated) this.counters.relists++;
-      let w: OpenWatch<T> | undefined;
-      try {
-        w = await this.openWatch(options, signal);
-      } catch (err) {
-        if (signal.aborted) return undefined;
-        if (await this.retryWatchList(err, signal)) continue;
-        throw err;
-      }
-      if (w === undefined) return undefined;
-
-      const sink = tempSink(temp, (rv) => {
-        bookmarkRV = rv;
-      });
-      const warning = this.armInitialEventsWarning(w, start, temp);
-      let outcome: WatchOutcome;
-      try {
-        outcome = await consumeWatch(this.watchContext, w, sink, {
-          start,
-          propagateRVFromStart: false,
-          exitOnInitialEventsEnd: true,
-        });
-      } finally {
-        warning.cancel();
-      }
-      if (outcome.stopped !== undefined || outcome.error !== undefined) {
-        w.close();
-        if (outcome.stopped === 'aborted' || signal.aborted) return undefined;
-        if (outcome.stopped === 'stalled') {
-          this.noteStall(w);
-          continue;
-        }
-        if (await this.retryWatchList(outcome.error, signal)) continue;
-        throw outcome.error;
-      }
-      if (!outcome.initialEventsEnd) {
-        // The stream ended cleanly before the end bookmark: start a new streaming list.
-        w.close();
-        continue;
-      }
-
-      this.listState.rvUnavailable = false;
-      try {
-        this.store.replace(Array.from(temp.values()), bookmarkRV);
-      } catch (err) {
-        w.close();
-        throw err;
-      }
-      this.listState.lastSyncRV = bookmarkRV;
-      this.listState.populated = true;
-      this.logger.debug({ items: temp.size, resourceVersion: bookmarkRV }, 'streaming list synced');
-      return w;
-    }
-  }
-
-  /** True when a streaming-list failure is retried in place (after a backoff for 429/connection errors). */
-  private async retryWatchList(err: unknown, signal: AbortSignal): Promise<boolean> {
-    if (isWatchErrorRetriable(err)) {
-      const ms = this.recovery.failed(retryAfterMs(err));
-      this.noteFailureStart();
-      if (isKinformerError(err, ErrorCodes.CONNECTION)) this.handleListAndWatchError(err);
-      else this.logger.debug({ err, code: codeOf(err) }, 'streaming list failed; backing off');
-      this.counters.backoffs++;
-      this.counters.backoffMs += ms;
-      await this.clock.sleep(ms, signal);
-      return true;
-    }
-    const expired = isExpiredError(err);
-    if (expired || isTooLargeResourceVersionError(err)) {
-      if (expired) this.counters.expired410++;
-      this.listState.rvUnavailable = true;
-      return true;
-    }
-    return false;
-  }
-
-  private armInitialEventsWarning(w: OpenWatch<T>, start: number, temp: Map<string, T>): Timer {
-    let timer: Timer;
-    const tick = (): void => {
-      const now = this.clock.now();
-      if (w.events === 0) {
-        this.logger.warn(
-          { elapsedMs: now - start },
-          'awaiting the bookmark that ends the initial events stream; no events received yet',
-        );
-      } else if (now - w.lastDeliveryAt >= INITIAL_EVENTS_WARNING_INTERVAL_MS) {
-        this.logger.warn(
-          { lastEventAgoMs: now - w.lastDeliveryAt, objects: temp.size },
-          'the bookmark that ends the initial events stream has not arrived',
-        );
-      }
-      timer = this.clock.setTimeout(tick, INITIAL_EVENTS_WARNING_INTERVAL_MS);
-    };
-    timer = this.clock.setTimeout(tick, INITIAL_EVENTS_WARNING_INTERVAL_MS);
-    return { cancel: () => timer.cancel() };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1008,57 +675,3 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
 
 // -----------------------------------------------------------------------------------------------
 // internals
-
-function tempSink<T extends KubeObject>(temp: Map<string, T>, setRV: (rv: string) => void): EventSink<T> {
-  const key = (obj: T): string => deletionHandlingMetaNamespaceKeyFunc(obj);
-  return {
-    add: (obj) => temp.set(key(obj), obj),
-    update: (obj) => temp.set(key(obj), obj),
-    delete: (obj) => temp.delete(key(obj)),
-    bookmark: noop,
-    setResourceVersion: setRV,
-  };
-}
-
-function validateOptions<T extends KubeObject>(options: ReflectorOptions<T>): void {
-  const nonNegative = (name: string, value: number | undefined): void => {
-    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
-      throw new KinformerError(
-        ErrorCodes.INVALID_OPTION,
-        `${name} must be a finite number >= 0, got ${String(value)}`,
-        {
-          details: { option: name, value },
-        },
-      );
-    }
-  };
-  nonNegative('resyncPeriodMs', options.resyncPeriodMs);
-  nonNegative('minWatchTimeoutMs', options.minWatchTimeoutMs);
-  nonNegative('maxInternalErrorRetryDurationMs', options.maxInternalErrorRetryDurationMs);
-  nonNegative('stallMarginMs', options.stallMarginMs);
-  if (options.pageSize !== undefined && !(Number.isInteger(options.pageSize) && options.pageSize > 0)) {
-    throw new KinformerError(
-      ErrorCodes.INVALID_OPTION,
-      `pageSize must be a positive integer, got ${String(options.pageSize)}`,
-      {
-        details: { option: 'pageSize', value: options.pageSize },
-      },
-    );
-  }
-  const expected = options.expectedType;
-  if (
-    expected !== undefined &&
-    (typeof expected.apiVersion !== 'string' ||
-      expected.apiVersion === '' ||
-      typeof expected.kind !== 'string' ||
-      expected.kind === '')
-  ) {
-    throw new KinformerError(
-      ErrorCodes.INVALID_OPTION,
-      'expectedType needs a non-empty apiVersion and kind',
-      {
-        details: { option: 'expectedType' },
-      },
-    );
-  }
-}
