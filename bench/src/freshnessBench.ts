@@ -195,9 +195,12 @@ async function main(): Promise<void> {
   let carry = 0;
   let generation = 0;
   const t0 = Date.now();
-  if (failAll)
-    for (const c of contenders)
+  if (failAll) {
+    for (const c of contenders) {
       c.server.faults.failNext({ status: 500, count: 1e9, verbs: ['list', 'watch'] });
+      c.server.faults.dropWatches();
+    }
+  }
   let halfway: number[] | undefined;
   for (let tick = 1; Date.now() - t0 < durationMs; tick++) {
     if (halfway === undefined && Date.now() - t0 >= durationMs / 2) {
