@@ -179,6 +179,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     recordRequests: false,
     bookmarkIntervalMs: 200,
     resources: [WIDGETS_DEFINITION],
+    // kube-apiserver's timing, scaled down (off by default in unit tests): RV=0 reads from a watch cache
+    // that lags, watches without timeoutSeconds ended after [min, 2·min), slow watchers closed.
+    watchCacheLag: { lagMs: 100, progressNotifyIntervalMs: 1_000 },
+    minRequestTimeoutMs: 20_000,
+    slowConsumers: { bufferEvents: 20_000 },
     ...(options.historySize === undefined ? {} : { historySize: options.historySize }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });

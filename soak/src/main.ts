@@ -101,7 +101,8 @@ async function main(): Promise<number> {
     historySize,
     maxOutageMs,
     maxLagP99Ms,
-    ...(level ? { logger: createLogger({ level }) } : {}),
+    // The soak's handlers fail on purpose: keep the library quiet unless asked.
+    logger: createLogger({ level: level ?? 'silent' }),
     onProgress: (p) =>
       log(
         `  ${(p.elapsedMs / 1000).toFixed(0)} s: ${p.writes.toLocaleString('en-US')} writes, ${p.faults} faults, ` +
