@@ -143,7 +143,10 @@ function redactError(err: Error, walk: Walk, path: string[], depth: number): Rec
   if (err.name !== out.type) out.name = err.name;
   if (typeof err.stack === 'string') out.stack = redactString(err.stack, text);
   const rest = redactValue({ ...err }, walk, path, depth) as Record<string, unknown>;
-  for (const [k, v] of Object.entries(rest)) if (!(k in out) && k !== 'cause') out[k] = v;
+  for (const [k, v] of Object.entries(rest)) {
+    // KinformerError's `name` is an own field; it says what `type` already says.
+    if (k !== 'cause' && !(k in out) && !(k === 'name' && v === out.type)) out[k] = v;
+  }
   if (err.cause !== undefined) out.cause = redactValue(err.cause, walk, [...path, 'cause'], depth + 1);
   return out;
 }
