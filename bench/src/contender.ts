@@ -13,6 +13,7 @@ import {
   kinformer,
   kinformerMetadata,
   kinformerPaged,
+  kinformerReuse,
   kinformerSelector,
   kinformerTransform,
 } from './contenders/kinformer.js';
@@ -27,6 +28,7 @@ const contenders: Record<string, ContenderFactory> = {
   'kinformer (metadata-only)': kinformerMetadata,
   'kinformer (tier=frontend selector)': kinformerSelector,
   'kinformer (paged relists)': kinformerPaged,
+  'kinformer (reuse unchanged)': kinformerReuse,
 };
 
 export interface ContenderResult {

@@ -5,7 +5,8 @@
  * synced, heap and RSS after sync, then a forced 410 and the peak RSS and time of the relist).
  * Writes the tables and docs/performance-scale.svg into docs/performance.md.
  *
- * Options: --sizes 100000,200000  --modes one,paged  --rounds 1  --timeout 180000  --no-write
+ * Options: --sizes 100000,200000  --modes one,paged  --only floor,kinformer  --rounds 1  --timeout 180000
+ * --no-write
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,6 +23,7 @@ function opt(name: string, dflt: string): string {
 const sizes = opt('sizes', '100000,200000').split(',').map(Number);
 const modes = opt('modes', 'one,paged').split(',') as Mode[];
 const rounds = Number(opt('rounds', '1'));
+const only = args.includes('--only') ? opt('only', '').split(',') : undefined;
 const timeoutMs = Number(opt('timeout', '180000'));
 const write = !args.includes('--no-write');
 
@@ -31,7 +33,7 @@ type Mode = 'one' | 'paged';
  * floor only at the smallest size (at 200k its relist alone took 48 s, a fifth of the bench's time).
  */
 function contenders(mode: Mode, pods: number): string[] {
-  if (mode === 'one') return ['floor', 'client-node', 'kinformer'];
+  if (mode === 'one') return ['floor', 'client-node', 'kinformer', 'kinformer (reuse unchanged)'];
   return pods === Math.min(...sizes) ? ['floor', 'kinformer'] : ['kinformer'];
 }
 const MODE_LABEL: Record<Mode, string> = { one: 'one response', paged: 'pages of 500' };
@@ -66,7 +68,7 @@ async function main(): Promise<void> {
   try {
     for (const pods of sizes) {
       for (const mode of modes) {
-        for (const name of contenders(mode, pods)) {
+        for (const name of contenders(mode, pods).filter((n) => !only || only.includes(n))) {
           const results: ContenderResult[] = [];
           let error: string | undefined;
           for (let r = 0; r < rounds && error === undefined; r++) {
@@ -159,12 +161,17 @@ function render(rows: ScaleRow[]): string {
   return out.join('\n');
 }
 
-const COLORS: Record<string, string> = { floor: '#888888', 'client-node': '#d9534f', kinformer: '#2a7ae2' };
+const COLORS: Record<string, string> = {
+  floor: '#888888',
+  'client-node': '#d9534f',
+  kinformer: '#2a7ae2',
+  'kinformer (reuse unchanged)': '#5cb85c',
+};
 
 /** Two panels (time to synced, peak RSS in relist), one group per list shape and size, one bar per contender. */
 function renderSvg(rows: ScaleRow[]): string {
   const groups = sizes.flatMap((pods) => modes.map((mode) => ({ pods, mode })));
-  const names = ['floor', 'client-node', 'kinformer'];
+  const names = Object.keys(COLORS);
   const panels: Array<{ title: string; unit: string; get: (r: ContenderResult) => number }> = [
     { title: 'time to synced (s)', unit: 's', get: (r) => r.syncMs / 1000 },
     { title: 'peak RSS in relist (GB)', unit: 'GB', get: (r) => r.peakRssDuringRelistMB / 1024 },
@@ -213,7 +220,7 @@ function renderSvg(rows: ScaleRow[]): string {
   });
   names.forEach((name, i) => {
     parts.push(
-      `<rect x="${30 + i * 130}" y="${H - 22}" width="12" height="12" fill="${COLORS[name]}"/><text x="${46 + i * 130}" y="${H - 12}">${name}</text>`,
+      `<rect x="${30 + i * 190}" y="${H - 22}" width="12" height="12" fill="${COLORS[name]}"/><text x="${46 + i * 190}" y="${H - 12}">${name}</text>`,
     );
   });
   parts.push('</svg>');

@@ -20,6 +20,8 @@ export interface KinformerVariant {
   labelSelector?: string;
   /** Page every LIST, relists included (client-go's `WatchListPageSize`). */
   pagedRelists?: boolean;
+  /** Keep the cached object for a list item at the same resourceVersion (`reuseListItem`). */
+  reuseUnchanged?: boolean;
 }
 
 export function kinformer(serverUrl: string): Contender {
@@ -31,6 +33,16 @@ export const kinformerMetadata = (url: string): Contender => kinformerWith(url, 
 export const kinformerSelector = (url: string): Contender =>
   kinformerWith(url, { labelSelector: 'tier=frontend' });
 export const kinformerPaged = (url: string): Contender => kinformerWith(url, { pagedRelists: true });
+export const kinformerReuse = (url: string): Contender => kinformerWith(url, { reuseUnchanged: true });
+
+/** The cached object when it is at the list item's resourceVersion, else the item. */
+function cachedIfUnchanged(informer: () => SharedIndexInformer<KubeObject>, item: KubeObject): KubeObject {
+  const m = item.metadata;
+  const old = informer()
+    .getStore()
+    .getByKey(m?.namespace ? `${m.namespace}/${m.name ?? ''}` : (m?.name ?? ''));
+  return old !== undefined && old.metadata?.resourceVersion === m?.resourceVersion ? old : item;
+}
 
 function kinformerWith(serverUrl: string, variant: KinformerVariant): Contender {
   const kc = new KubeConfig();
@@ -52,6 +64,7 @@ function kinformerWith(serverUrl: string, variant: KinformerVariant): Contender 
         {
           ...(request.labelSelector ? { labelSelector: request.labelSelector } : {}),
           ...(request.metadataOnly ? { metadataOnly: true } : {}),
+          ...(variant.reuseUnchanged ? { reuseListItem: (o) => cachedIfUnchanged(() => informer, o) } : {}),
         },
       );
       return {

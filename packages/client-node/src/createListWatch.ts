@@ -58,6 +58,13 @@ export interface ListWatchOptions {
    * JavaScript string can hold.
    */
   maxListItemBytes?: number;
+  /**
+   * Called with each list item as soon as it is decoded; the list keeps what it returns. Return the
+   * item itself, or an equal object you already hold — typically the cached object when its
+   * `metadata.resourceVersion` is the item's — so that a relist does not hold unchanged objects twice
+   * (the parsed copy becomes garbage at once). Do not return an object that differs from the item.
+   */
+  reuseListItem?(this: void, item: KubeObject): KubeObject;
   /** pino logger; the ListerWatcher logs at debug level under `{ component: 'client-node', resource }`. */
   logger?: Logger;
 }
@@ -118,12 +125,14 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
   private readonly watchAccept: string;
   private readonly maxLineBytes: number;
   private readonly maxListItemBytes: number;
+  private readonly reuseListItem: ((item: T) => T) | undefined;
   private readonly logger: Logger;
 
   constructor(kubeConfig: KubeConfig, resource: ApiResource, options: ListWatchOptions) {
     validateApiResource(resource);
     checkKubeConfig(kubeConfig, { resource: gvrString(resource) });
     const maxLineBytes = positiveOption('maxLineBytes', options.maxLineBytes, DEFAULT_MAX_WATCH_LINE_BYTES);
+    this.reuseListItem = options.reuseListItem as ((item: T) => T) | undefined;
     this.maxListItemBytes = positiveOption(
       'maxListItemBytes',
       options.maxListItemBytes,
@@ -160,6 +169,7 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
     if (httpStatus < 200 || httpStatus >= 300) throw await this.failure(res, signal, details);
     const { list, bytes } = await readList<T>(res, signal, {
       maxItemBytes: this.maxListItemBytes,
+      ...(this.reuseListItem ? { reuseItem: this.reuseListItem } : {}),
       details,
       httpStatus,
       what: this.name,

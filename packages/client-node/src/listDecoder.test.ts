@@ -264,3 +264,29 @@ describe('ListDecoder: item size limit', () => {
     }
   });
 });
+
+describe('ListDecoder: reuseItem', () => {
+  it('keeps what reuseItem returns for each item, in order, and fails the list when it throws', () => {
+    const held = { metadata: { name: 'a', resourceVersion: '1' } };
+    const seen: unknown[] = [];
+    const d = new ListDecoder<{ metadata: { name: string; resourceVersion: string } }>({
+      reuseItem: (item) => {
+        seen.push(item);
+        return item.metadata.resourceVersion === held.metadata.resourceVersion ? held : item;
+      },
+    });
+    d.write(Buffer.from('{"kind":"PodList","items":[{"metadata":{"name":"a","resourceVersion":"1"}},'));
+    d.write(Buffer.from('{"metadata":{"name":"b","resourceVersion":"2"}}]}'));
+    const list = d.end();
+    expect(list.items[0]).toBe(held);
+    expect(list.items[1]).toEqual({ metadata: { name: 'b', resourceVersion: '2' } });
+    expect(seen).toHaveLength(2);
+
+    const failing = new ListDecoder({
+      reuseItem: () => {
+        throw new Error('boom');
+      },
+    });
+    expect(() => failing.write(Buffer.from('{"kind":"PodList","items":[{}]}'))).toThrow('boom');
+  });
+});

@@ -16,7 +16,7 @@ export const DEFAULT_MAX_LIST_ITEM_BYTES = 16 * 1024 * 1024;
 const HEAD_BYTES = 1000;
 
 /** Options for {@link ListDecoder} and `readList`. */
-export interface ListDecoderOptions {
+export interface ListDecoderOptions<T = unknown> {
   /** Longest item (and longest other top-level value) accepted, in bytes. Default {@link DEFAULT_MAX_LIST_ITEM_BYTES}. */
   maxItemBytes?: number;
   /** Context for errors (resource, verb). Never credentials. */
@@ -25,6 +25,13 @@ export interface ListDecoderOptions {
   httpStatus?: number;
   /** What the list is of, for messages (`pods.v1`). */
   what?: string;
+  /**
+   * Called with each item as soon as it is parsed; the list keeps what it returns instead. Meant for
+   * returning an equal object the caller already holds (the cached object at the same
+   * resourceVersion), so that the parsed copy is garbage at once and a relist of unchanged objects
+   * does not hold them twice. It must return the item or an object equal to it; a throw fails the list.
+   */
+  reuseItem?: (item: T) => T;
 }
 
 const QUOTE = 0x22;
@@ -112,9 +119,9 @@ export class ListDecoder<T> {
   private readonly head: Buffer[] = [];
   private headBytes = 0;
   private readonly maxItemBytes: number;
-  private readonly options: ListDecoderOptions;
+  private readonly options: ListDecoderOptions<T>;
 
-  constructor(options: ListDecoderOptions = {}) {
+  constructor(options: ListDecoderOptions<T> = {}) {
     const max = options.maxItemBytes ?? DEFAULT_MAX_LIST_ITEM_BYTES;
     if (!Number.isSafeInteger(max) || max <= 0) {
       throw new KinformerError(
@@ -377,7 +384,7 @@ export class ListDecoder<T> {
         this.mode = Mode.colon;
         return;
       case 'item':
-        this.items.push(value as T);
+        this.items.push(this.options.reuseItem ? this.options.reuseItem(value as T) : (value as T));
         this.mode = Mode.afterItem;
         return;
       case 'null-items':
@@ -429,7 +436,7 @@ export class ListDecoder<T> {
 export function readList<T>(
   res: IncomingMessage,
   signal: AbortSignal,
-  options: ListDecoderOptions = {},
+  options: ListDecoderOptions<T> = {},
 ): Promise<{ list: KubeList<T>; bytes: number }> {
   const decoder = new ListDecoder<T>(options);
   return streamBody(res, signal, options.details ?? {}, {
