@@ -1,10 +1,10 @@
 import {
-  createLogger,
   ErrorCodes,
   KinformerError,
   type Backoff,
   type KubeList,
   type KubeObject,
+  type Logger,
   type Status,
 } from '@kinformer/core';
 import { FakeClock } from '@kinformer/core/testing';
@@ -13,6 +13,7 @@ import { Reflector, type ReflectorOptions } from './reflector.js';
 import { reflectorBackoff } from './recovery.js';
 import { FakeListerWatcher, type FakeListerWatcherOptions } from './testing.js';
 import { getEventListeners } from 'node:events';
+import { captureLogs, keyOf, LEVEL, type LogLine } from '@kinformer/test-tools';
 
 /** Builders, a recording store and backoff, and the reflector harness shared by the reflector's tests. */
 
@@ -65,10 +66,7 @@ export const forbidden = (): KinformerError =>
     status(403, 'Forbidden', 'pods is forbidden: User "x" cannot watch resource "pods"'),
   );
 
-export function key(obj: KubeObject): string {
-  const m = obj.metadata ?? {};
-  return m.namespace ? `${m.namespace}/${String(m.name)}` : String(m.name);
-}
+export const key = keyOf;
 
 /** A tiny store recording every call (does not depend on @kinformer/cache). */
 export class RecordingStore implements ReflectorStore<Pod> {
@@ -177,27 +175,10 @@ export function harness(
 export const rvs = (calls: Array<{ resourceVersion?: string }>): Array<string | undefined> =>
   calls.map((c) => c.resourceVersion);
 
-export interface LogLine {
-  level: number;
-  msg: string;
-  [key: string]: unknown;
-}
-
-/** A pino logger at `level` whose lines are parsed into `lines`. */
-export function capturingLogger(level = 'debug'): {
-  logger: ReturnType<typeof createLogger>;
-  lines: LogLine[];
-} {
-  const lines: LogLine[] = [];
-  const logger = createLogger({
-    level,
-    destination: {
-      write: (line: string) => {
-        lines.push(JSON.parse(line) as LogLine);
-      },
-    },
-  });
+/** A logger whose lines are kept, parsed (`@kinformer/test-tools`). */
+export function capturingLogger(level = 'debug'): { logger: Logger; lines: LogLine[] } {
+  const { logger, lines } = captureLogs(level);
   return { logger, lines };
 }
 
-export const WARN = 40;
+export const WARN = LEVEL.warn;
