@@ -305,6 +305,24 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
     await h.stop();
   });
 
+  it('logs a relist storm once: the first watch that ends with an error at warn, the repeats at debug', async () => {
+    const { logger, lines } = capturingLogger();
+    const h = harness({ logger });
+    for (let i = 0; i < 4; i++) {
+      h.lw.enqueueList(podList(String(i + 1)));
+      h.lw.enqueueWatch({ events: [], then: KinformerError.fromStatus(status(403, 'Forbidden', 'no')) });
+    }
+    void h.start();
+    for (let i = 1; i <= 3; i++) {
+      await h.backoffCalls(i);
+      await h.clock.tick(h.backoff.delays[i - 1]);
+    }
+    await h.backoffCalls(4);
+    const relisting = lines.filter((l) => l.msg === 'watch ended with an error; relisting');
+    expect(relisting.map((l) => l.level)).toEqual([WARN, 20, 20, 20]);
+    await h.stop();
+  });
+
   it('reports each connection failure at watch start to the handler, logs a repeated one once, then re-watches without relisting', async () => {
     // An exec credential plugin that breaks after the first LIST must not leave the cache silently stale,
     // nor fill the log with the same line on every retry.

@@ -563,7 +563,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
         return this.relistAfter(cycle, err);
       }
       cycle.malformedAt = resourceVersion;
-      this.logger.warn(
+      this.failureLog(
         { err, code, resourceVersion },
         'bad watch event; ending this watch and resuming from the last good resourceVersion',
       );
@@ -576,15 +576,12 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       return watchAgain;
     }
     if (isKinformerError(err, ErrorCodes.VERY_SHORT_WATCH)) this.counters.veryShortWatches++;
-    this.logger.warn({ err, code, resourceVersion }, 'watch ended with an error; relisting');
+    this.failureLog({ err, code, resourceVersion }, 'watch ended with an error; relisting');
     return this.relistAfter(cycle, err);
   }
 
   private resyncFailed(cycle: WatchCycle): Phase<T> {
-    this.logger.warn(
-      { err: cycle.resyncError?.error },
-      'store resync failed; ending the watch and relisting',
-    );
+    this.failureLog({ err: cycle.resyncError?.error }, 'store resync failed; ending the watch and relisting');
     return this.relistAfter(cycle, undefined);
   }
 
@@ -649,6 +646,15 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
 
   // ---------------------------------------------------------------------------------------------
   // failures and recovery
+
+  /**
+   * A watch-phase failure the reflector handles itself: at `warn` when it starts a streak of failures,
+   * at `debug` while the streak goes on (one line per storm, not per retry; `recovered` ends it).
+   */
+  private failureLog(fields: Record<string, unknown>, msg: string): void {
+    if (this.recovery.failures() === 0) this.logger.warn(fields, msg);
+    else this.logger.debug({ ...fields, failures: this.recovery.failures() }, msg);
+  }
 
   private noteFailureStart(): void {
     this.failingSince ??= this.clock.now();
