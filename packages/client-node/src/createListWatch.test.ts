@@ -464,7 +464,10 @@ describe('createListWatch: list', () => {
     );
     expect(err.code).toBe(code);
     expect(err.httpStatus).toBe(200);
-    expect(err.details).toMatchObject({ resource: 'pods.v1', verb: 'list', bodyExcerpt: body.slice(0, 200) });
+    // The excerpt stops where the items begin (never an object's values).
+    const items = body.indexOf('"items":[');
+    const shown = items < 0 ? body.slice(0, 200) : `${body.slice(0, items + '"items":['.length)}…`;
+    expect(err.details).toMatchObject({ resource: 'pods.v1', verb: 'list', bodyExcerpt: shown });
   });
 
   it('decodes a pretty-printed list with metadata after the items, streamed in small chunks', async () => {

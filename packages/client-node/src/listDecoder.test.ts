@@ -199,7 +199,20 @@ describe('ListDecoder: bodies that are not a list', () => {
   ])('rejects %s with its code and an excerpt of the body', (_what, body, code) => {
     const err = decodeError(body);
     expect(err.code).toBe(code);
-    expect(err.details).toMatchObject({ bodyExcerpt: body.slice(0, 200) });
+    // The excerpt stops where the items begin (never an object's values).
+    const items = /"items":\[(?=[^\]])/.exec(body);
+    const shown = items === null ? body.slice(0, 200) : `${body.slice(0, items.index + items[0].length)}…`;
+    expect(err.details).toMatchObject({ bodyExcerpt: shown });
+  });
+
+  it("cuts a bad body's excerpt where its items begin: a Secret's data never reaches an error", () => {
+    const value = 'c2VjcmV0LWRhdGEtdmFsdWU=';
+    const body = `{"kind":"SecretList","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"s"},"data":{"password":"${value}"}},oops]}`;
+    const err = decodeError(body);
+    expect(err.details?.bodyExcerpt).toBe(
+      '{"kind":"SecretList","metadata":{"resourceVersion":"9"},"items":[…',
+    );
+    expect(JSON.stringify(err)).not.toContain(value);
   });
 
   it('keeps the JSON.parse error of a bad item as the cause', () => {

@@ -415,7 +415,7 @@ export class ListDecoder<T> {
   /** Context for errors: the caller's details, how far the body got, and an excerpt of its start. */
   private details(offset = this.total): Record<string, unknown> {
     const head = Buffer.concat(this.head, this.headBytes).toString('utf8');
-    return { ...this.options.details, bytes: this.total, offset, bodyExcerpt: excerpt(head) };
+    return { ...this.options.details, bytes: this.total, offset, bodyExcerpt: excerpt(withoutItems(head)) };
   }
 
   private error(code: KinformerError['code'], what: string, offset: number, cause?: unknown): KinformerError {
@@ -443,4 +443,17 @@ export function readList<T>(
     write: (chunk) => decoder.write(chunk),
     end: () => ({ list: decoder.end(), bytes: decoder.bytes }),
   });
+}
+
+/** `"items": [` followed by something other than `]`: where the objects (a Secret's data, say) start. */
+const ITEMS_START = /"items"\s*:\s*\[(?=\s*[^\s\]])/;
+
+/**
+ * The start of a body for an error's excerpt, cut where its items begin (added by hardening, issue
+ * 16): an excerpt never carries an object's field values, since the first item may be a Secret
+ * whose `data` follows a short `metadata`. A body that is not a list (an HTML page) is kept.
+ */
+function withoutItems(head: string): string {
+  const match = ITEMS_START.exec(head);
+  return match === null ? head : `${head.slice(0, match.index + match[0].length)}…`;
 }
