@@ -123,6 +123,28 @@ describe('SharedIndexInformer atomic relists', () => {
     },
   );
 
+  it.each([
+    { atomicEvents: true, rv: '30' }, // a Bookmark delta reaches the cache, in order with the events
+    { atomicEvents: false, rv: '11' }, // no Bookmark deltas: the last object written
+  ])(
+    'records a watch bookmark’s resourceVersion in the cache: $rv (atomicEvents $atomicEvents)',
+    async ({ atomicEvents, rv }) => {
+      const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
+      const informer = newInformer(lw, { atomicEvents });
+      const ac = new AbortController();
+      const done = informer.run(ac.signal);
+      await waitFor(informer.hasSynced, 'sync');
+      const watch = await lw.nextWatch();
+      watch.add(pod('b', '11')).bookmark('30');
+      await waitFor(() => informer.lastSyncResourceVersion() === '30', 'the bookmark');
+      await waitFor(() => informer.getStore().size() === 2, 'the add');
+      await waitFor(() => informer.stats().queueDepth === 0, 'the queue to drain');
+      expect(informer.getStore().lastStoreSyncResourceVersion()).toBe(rv);
+      ac.abort();
+      await done;
+    },
+  );
+
   it('applies a resync as onUpdate(obj, obj) for every cached object', async () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1'), pod('b', '2')));
     const clock = new FakeClock();
