@@ -9,23 +9,13 @@
  *   floor        a 70-line list/watch loop: backoff 100 ms doubling to 2 s, reset on every event
  */
 import { performance } from 'node:perf_hooks';
-import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, makeInformer, type V1Pod } from '@kubernetes/client-node';
+import { benchKubeConfig } from './benchKubeConfig.js';
 import { createListWatch } from '@kinformer/client-node';
 import { SharedIndexInformer } from '@kinformer/informer';
 import type { KubeObject } from '@kinformer/core';
 
 type Seen = (obj: KubeObject | undefined) => void;
-
-function kubeConfig(url: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'bench', server: url, skipTLSVerify: true }],
-    users: [{ name: 'bench' }],
-    contexts: [{ name: 'bench', cluster: 'bench', user: 'bench' }],
-    currentContext: 'bench',
-  });
-  return kc;
-}
 
 interface Running {
   cache(): Map<string, string>;
@@ -36,7 +26,7 @@ function keyOf(obj: KubeObject): string {
 }
 
 function runKinformer(url: string, seen: Seen): Running {
-  const lw = createListWatch<KubeObject>(kubeConfig(url), { version: 'v1', resource: 'pods' });
+  const lw = createListWatch<KubeObject>(benchKubeConfig(url), { version: 'v1', resource: 'pods' });
   const informer = new SharedIndexInformer<KubeObject>(lw, { name: 'pods' });
   informer.addEventHandler({
     onAdd: (o) => seen(o),
@@ -56,7 +46,7 @@ function runKinformer(url: string, seen: Seen): Running {
 }
 
 function runClientNode(url: string, seen: Seen): Running {
-  const kc = kubeConfig(url);
+  const kc = benchKubeConfig(url);
   const api = kc.makeApiClient(CoreV1Api);
   const informer = makeInformer<V1Pod>(kc, '/api/v1/pods', () => api.listPodForAllNamespaces());
   informer.on('add', (o) => seen(o));

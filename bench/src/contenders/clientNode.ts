@@ -2,17 +2,12 @@
  * `@kubernetes/client-node`'s `makeInformer`, used the way its README shows: a list function from
  * the generated CoreV1Api and an `update` handler.
  */
-import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, makeInformer, type V1Pod } from '@kubernetes/client-node';
+import { benchKubeConfig } from '../benchKubeConfig.js';
 import type { Contender } from './types.js';
 
 export function clientNode(serverUrl: string): Contender {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'bench', server: serverUrl, skipTLSVerify: true }],
-    users: [{ name: 'bench' }],
-    contexts: [{ name: 'bench', cluster: 'bench', user: 'bench' }],
-    currentContext: 'bench',
-  });
+  const kc = benchKubeConfig(serverUrl);
   const api = kc.makeApiClient(CoreV1Api);
   let relistWaiter: (() => void) | undefined;
   let lists = 0;

@@ -7,7 +7,7 @@ import { createListWatch } from '@kinformer/client-node';
 import { dropManagedFields, SharedInformerFactory, type SharedIndexInformer } from 'kinformer';
 import type { KubeObject } from '@kinformer/core';
 import type { ListerWatcher } from '@kinformer/reflector';
-import { KubeConfig } from '@kubernetes/client-node';
+import { benchKubeConfig } from '../benchKubeConfig.js';
 import type { Contender } from './types.js';
 
 /** The memory levers a variant turns on. */
@@ -45,13 +45,7 @@ function cachedIfUnchanged(informer: () => SharedIndexInformer<KubeObject>, item
 }
 
 function kinformerWith(serverUrl: string, variant: KinformerVariant): Contender {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'bench', server: serverUrl, skipTLSVerify: true }],
-    users: [{ name: 'bench' }],
-    contexts: [{ name: 'bench', cluster: 'bench', user: 'bench' }],
-    currentContext: 'bench',
-  });
+  const kc = benchKubeConfig(serverUrl);
   let listsDone = 0;
   let relistWaiter: (() => void) | undefined;
   const factory = new SharedInformerFactory(kc, {

@@ -4,7 +4,6 @@ import {
   ErrorCodes,
   ExponentialBackoff,
   KinformerError,
-  type Backoff,
   type KubeList,
   type KubeObject,
   type Status,
@@ -12,6 +11,7 @@ import {
 import { FakeClock } from '@kinformer/core/testing';
 import type { ReflectorStore } from './listerWatcher.js';
 import { Reflector, type ReflectorOptions } from './reflector.js';
+import { RecordingBackoff } from './reflector.test.helpers.js';
 import { FakeListerWatcher, type FakeListerWatcherOptions } from './testing.js';
 
 // client-go reflector_watchlist_test.go (§10.2) and the watch-list half of TestReflectorListAndWatch.
@@ -55,18 +55,6 @@ class RecordingStore implements ReflectorStore<Pod> {
   }
 }
 
-class RecordingBackoff implements Backoff {
-  readonly delays: number[] = [];
-  constructor(private readonly inner: Backoff) {}
-  next(): number {
-    const d = this.inner.next();
-    this.delays.push(d);
-    return d;
-  }
-  reset(): void {
-    this.inner.reset();
-  }
-}
 
 function harness(
   options: Partial<ReflectorOptions<Pod>> = {},
