@@ -14,7 +14,8 @@ describe('InformerFactory', () => {
     const clock = new FakeClock();
     const factory = new InformerFactory(
       (gvr, request) => {
-        made.push({ gvr, request });
+        const { cached: _cached, ...rest } = request;
+        made.push({ gvr, request: rest });
         return new FakeListerWatcher<KubeObject>().enqueueList(podList('5', pod('a', '1')));
       },
       { clock, namespace: 'prod', tweakListOptions: { labelSelector: 'team=x' } },

@@ -24,6 +24,13 @@ export interface ListerWatcherRequest extends SelectorOptions {
   namespace: string;
   /** Serve `PartialObjectMetadata` objects instead of full ones. */
   metadataOnly: boolean;
+  /**
+   * The object the informer caches under `key` (`namespace/name`), while it caches objects as the
+   * server sends them (no transform); otherwise `undefined`. A ListerWatcher may hand such an object
+   * back in place of an equal list item (same resourceVersion), so that a relist does not hold every
+   * unchanged object twice (`createListWatch`'s `reuseListItem`).
+   */
+  cached?: (key: string) => KubeObject | undefined;
 }
 
 /**
@@ -257,10 +264,15 @@ export class InformerFactory {
     const namespace = options.namespace ?? this.#namespace;
     const selectors = this.#selectors(options);
     const metadataOnly = options.metadataOnly === true;
+    const built: { informer?: SharedIndexInformer<T> } = {};
     const listerWatcher = this.#listerWatcherFactory(gvr, {
       namespace,
       metadataOnly,
       ...selectors,
+      cached: (cacheKey) =>
+        built.informer === undefined || built.informer.hasTransform()
+          ? undefined
+          : built.informer.getStore().getByKey(cacheKey),
     }) as ListerWatcher<T>;
     const o = this.#options;
     const informer = new SharedIndexInformer<T>(listerWatcher, {
@@ -276,6 +288,7 @@ export class InformerFactory {
       ...(expectedType === undefined || metadataOnly ? {} : { objectType: expectedType }),
       ...(o.reflectorOptions === undefined ? {} : { reflectorOptions: o.reflectorOptions(key, gvr) }),
     });
+    built.informer = informer;
     // The informer's cache is only read through the lister.
     const lister = new Lister<T>(informer.getIndexer(), o.logger === undefined ? {} : { logger: o.logger });
     const pair: InformerAndLister<T> = { informer, lister };

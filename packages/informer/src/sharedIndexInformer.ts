@@ -374,6 +374,11 @@ export class SharedIndexInformer<T extends KubeObject> {
     this.#indexer.addIndexers(indexers);
   }
 
+  /** True when objects go through a transform before they are cached (the option or {@link setTransform}). */
+  hasTransform(): boolean {
+    return this.#transform !== undefined;
+  }
+
   /**
    * Sets the transform every object goes through before it is cached (replacing the option). Throws
    * `ERR_ALREADY_STARTED` after `run`.

@@ -353,3 +353,47 @@ describe('shutdown', () => {
     expect(factory.core.v1.pods().informer.isStopped()).toBe(true);
   });
 });
+
+describe('SharedInformerFactory relists without holding unchanged objects twice', () => {
+  async function relistedCache(options: ConstructorParameters<typeof SharedInformerFactory>[1]) {
+    const server = await startServer();
+    for (let j = 0; j < 20; j++) server.create('pods', pod(`default/pod-${j}`));
+    const { factory, signal } = newFactory(server, options);
+    const { informer } = factory.core.v1.pods();
+    factory.start(signal);
+    await factory.waitForCacheSync(signal);
+    const before = informer.getStore().getByKey('default/pod-0');
+    server.patch('pods', 'default/pod-1', { metadata: { labels: { changed: 'yes' } } });
+    await waitFor(() => informer.getStore().getByKey('default/pod-1')?.metadata?.labels?.changed === 'yes');
+    const relists = informer.reflectorStats()?.relists ?? 0;
+    server.faults.injectIntoWatches({
+      error: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        code: 410,
+        reason: 'Expired',
+        message: 'too old',
+      },
+    });
+    server.patch('pods', 'default/pod-2', { metadata: { labels: { changed: 'yes' } } });
+    await waitFor(
+      () =>
+        (informer.reflectorStats()?.relists ?? 0) > relists &&
+        informer.getStore().getByKey('default/pod-2')?.metadata?.labels?.changed === 'yes',
+    );
+    return { before, after: informer.getStore().getByKey('default/pod-0'), informer };
+  }
+
+  it('keeps the cached object of every item the server did not change (same resourceVersion)', async () => {
+    const { before, after } = await relistedCache({});
+    expect(before).toBeDefined();
+    expect(after).toBe(before);
+  });
+
+  it('does not reuse cached objects when a transform shapes them', async () => {
+    const { before, after } = await relistedCache({ transform: (o) => o });
+    expect(after).toEqual(before);
+    expect(after).not.toBe(before);
+  });
+});

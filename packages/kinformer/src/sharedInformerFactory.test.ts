@@ -29,7 +29,9 @@ function fakeFactory(
     listerWatcherFactory: (gvr, request) => {
       const lw = new FakeListerWatcher<KubeObject>();
       script(lw, gvr);
-      made.push({ gvr, request, lw });
+      // `cached` (the informer's cache, for reusing list items) is a function: compared separately.
+      const { cached: _cached, ...rest } = request;
+      made.push({ gvr, request: rest, lw });
       return lw;
     },
   });

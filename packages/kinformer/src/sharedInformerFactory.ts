@@ -1,6 +1,6 @@
 import { createListWatch } from '@kinformer/client-node';
-import { ErrorCodes, KinformerError } from '@kinformer/core';
-import type { Logger } from '@kinformer/core';
+import { deletionHandlingMetaNamespaceKeyFunc, ErrorCodes, KinformerError } from '@kinformer/core';
+import type { KubeObject, Logger } from '@kinformer/core';
 import { InformerFactory } from '@kinformer/informer';
 import type { InformerFactoryOptions, ListerWatcherFactory } from '@kinformer/informer';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -90,7 +90,27 @@ function kubeConfigListerWatchers(
         ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
         ...(request.fieldSelector === undefined ? {} : { fieldSelector: request.fieldSelector }),
         metadataOnly: request.metadataOnly,
+        ...(request.cached === undefined ? {} : { reuseListItem: reuseCached(request.cached) }),
         ...(logger === undefined ? {} : { logger }),
       },
     );
+}
+
+/**
+ * A relist keeps the cached object for every item the server did not change (same resourceVersion):
+ * the parsed copy becomes garbage at once, so a relist holds the changed objects twice, not all of them.
+ */
+function reuseCached(cached: (key: string) => KubeObject | undefined): (item: KubeObject) => KubeObject {
+  return (item) => {
+    const rv = item.metadata?.resourceVersion;
+    if (rv === undefined || rv === '') return item;
+    let key: string;
+    try {
+      key = deletionHandlingMetaNamespaceKeyFunc(item);
+    } catch {
+      return item; // no name: the queue reports it
+    }
+    const old = cached(key);
+    return old !== undefined && old.metadata?.resourceVersion === rv ? old : item;
+  };
 }
