@@ -55,7 +55,6 @@ class RecordingStore implements ReflectorStore<Pod> {
   }
 }
 
-
 function harness(
   options: Partial<ReflectorOptions<Pod>> = {},
   lwOptions: FakeListerWatcherOptions<Pod> = {},
