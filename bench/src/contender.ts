@@ -13,7 +13,7 @@ import {
   kinformer,
   kinformerMetadata,
   kinformerPaged,
-  kinformerReuse,
+  kinformerNoReuse,
   kinformerSelector,
   kinformerTransform,
 } from './contenders/kinformer.js';
@@ -28,7 +28,7 @@ const contenders: Record<string, ContenderFactory> = {
   'kinformer (metadata-only)': kinformerMetadata,
   'kinformer (tier=frontend selector)': kinformerSelector,
   'kinformer (paged relists)': kinformerPaged,
-  'kinformer (reuse unchanged)': kinformerReuse,
+  'kinformer (no list-item reuse)': kinformerNoReuse,
 };
 
 export interface ContenderResult {

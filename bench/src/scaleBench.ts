@@ -33,7 +33,7 @@ type Mode = 'one' | 'paged';
  * floor only at the smallest size (at 200k its relist alone took 48 s, a fifth of the bench's time).
  */
 function contenders(mode: Mode, pods: number): string[] {
-  if (mode === 'one') return ['floor', 'client-node', 'kinformer', 'kinformer (reuse unchanged)'];
+  if (mode === 'one') return ['floor', 'client-node', 'kinformer', 'kinformer (no list-item reuse)'];
   return pods === Math.min(...sizes) ? ['floor', 'kinformer'] : ['kinformer'];
 }
 const MODE_LABEL: Record<Mode, string> = { one: 'one response', paged: 'pages of 500' };
@@ -165,7 +165,7 @@ const COLORS: Record<string, string> = {
   floor: '#888888',
   'client-node': '#d9534f',
   kinformer: '#2a7ae2',
-  'kinformer (reuse unchanged)': '#5cb85c',
+  'kinformer (no list-item reuse)': '#5cb85c',
 };
 
 /** Two panels (time to synced, peak RSS in relist), one group per list shape and size, one bar per contender. */

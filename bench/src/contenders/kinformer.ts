@@ -20,8 +20,11 @@ export interface KinformerVariant {
   labelSelector?: string;
   /** Page every LIST, relists included (client-go's `WatchListPageSize`). */
   pagedRelists?: boolean;
-  /** Keep the cached object for a list item at the same resourceVersion (`reuseListItem`). */
-  reuseUnchanged?: boolean;
+  /**
+   * Do not keep the cached object for a list item at the same resourceVersion. The factory does keep
+   * it by default (`reuseListItem` fed by the informer's cache): this variant shows what that saves.
+   */
+  noReuse?: boolean;
 }
 
 export function kinformer(serverUrl: string): Contender {
@@ -33,14 +36,12 @@ export const kinformerMetadata = (url: string): Contender => kinformerWith(url, 
 export const kinformerSelector = (url: string): Contender =>
   kinformerWith(url, { labelSelector: 'tier=frontend' });
 export const kinformerPaged = (url: string): Contender => kinformerWith(url, { pagedRelists: true });
-export const kinformerReuse = (url: string): Contender => kinformerWith(url, { reuseUnchanged: true });
+export const kinformerNoReuse = (url: string): Contender => kinformerWith(url, { noReuse: true });
 
-/** The cached object when it is at the list item's resourceVersion, else the item. */
-function cachedIfUnchanged(informer: () => SharedIndexInformer<KubeObject>, item: KubeObject): KubeObject {
+/** The cached object when it is at the list item's resourceVersion, else the item (what the factory does). */
+function cachedIfUnchanged(cached: (key: string) => KubeObject | undefined, item: KubeObject): KubeObject {
   const m = item.metadata;
-  const old = informer()
-    .getStore()
-    .getByKey(m?.namespace ? `${m.namespace}/${m.name ?? ''}` : (m?.name ?? ''));
+  const old = cached(m?.namespace ? `${m.namespace}/${m.name ?? ''}` : (m?.name ?? ''));
   return old !== undefined && old.metadata?.resourceVersion === m?.resourceVersion ? old : item;
 }
 
@@ -58,7 +59,9 @@ function kinformerWith(serverUrl: string, variant: KinformerVariant): Contender 
         {
           ...(request.labelSelector ? { labelSelector: request.labelSelector } : {}),
           ...(request.metadataOnly ? { metadataOnly: true } : {}),
-          ...(variant.reuseUnchanged ? { reuseListItem: (o) => cachedIfUnchanged(() => informer, o) } : {}),
+          ...(variant.noReuse || request.cached === undefined
+            ? {}
+            : { reuseListItem: (o: KubeObject) => cachedIfUnchanged(request.cached!, o) }),
         },
       );
       return {
