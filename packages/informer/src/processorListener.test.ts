@@ -141,6 +141,35 @@ describe('ProcessorListener', () => {
   });
 });
 
+describe('ProcessorListener failure logs', () => {
+  it('logs a handler that fails on every event once at error, the repeats at debug', async () => {
+    const { logger, lines } = captureLogs('debug');
+    const counters = { dispatched: 0, errors: 0 };
+    const l = new ProcessorListener<Pod>(
+      {
+        onAdd: () => {
+          throw new Error('nope');
+        },
+      },
+      {
+        name: 'h',
+        logger,
+        counters,
+        requestedResyncPeriodMs: 0,
+        resyncPeriodMs: 0,
+        now: 0,
+        onInitialListProcessed: () => undefined,
+      },
+    );
+    l.start();
+    for (let i = 0; i < 5; i++) l.add({ type: 'add', obj: pod(`p${i}`, '1'), isInInitialList: false });
+    await waitFor(() => counters.errors === 5, 'five failures');
+    const failures = lines.filter((x) => x.msg === 'event handler failed');
+    expect(failures.map((x) => x.level)).toEqual([50, 20, 20, 20, 20]);
+    expect(failures[0]).toMatchObject({ key: 'default/p0', handler: 'h' });
+  });
+});
+
 describe('ProcessorListener isolation', () => {
   it('counts a handler whose returned value has a throwing `then` as failed, and keeps delivering', async () => {
     const counters = { dispatched: 0, errors: 0 };

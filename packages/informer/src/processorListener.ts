@@ -27,6 +27,9 @@ export interface ProcessorListenerOptions {
   onInitialListProcessed: () => void;
 }
 
+/** A handler's failures are logged at error at most once per this many ms (the others at debug). */
+const HANDLER_FAILURE_LOG_INTERVAL_MS = 60_000;
+
 /** After this many synchronous handler calls in a row the drain loop lets I/O run. */
 const YIELD_EVERY = 1000;
 
@@ -35,8 +38,8 @@ const YIELD_EVERY = 1000;
  * unbounded ring buffer and handed to the handler one at a time, in order, by an async drain loop
  * that starts on a microtask (never inside the code that distributes). When the handler returns a
  * promise, the next notification waits for it; so a slow handler only delays itself. A handler that
- * throws or rejects is logged with the object's key and counted; its next notification is handled
- * as usual.
+ * throws or rejects is logged with the object's key (at error once a minute per handler, repeats at
+ * debug) and counted; its next notification is handled as usual.
  */
 export class ProcessorListener<T> {
   readonly handler: ResourceEventHandler<T>;
@@ -66,6 +69,9 @@ export class ProcessorListener<T> {
   #stopped = false;
   #draining: Promise<void> | undefined;
   #pendingInitial = 0;
+  /** When a handler failure was last logged at error (`performance.now()`), and the failures since. */
+  #loudAt: number | undefined;
+  #quietFailures = 0;
 
   constructor(handler: ResourceEventHandler<T>, options: ProcessorListenerOptions) {
     this.handler = handler;
@@ -213,10 +219,28 @@ export class ProcessorListener<T> {
     this.errors++;
     this.#counters.errors++;
     const obj = notification.type === 'update' ? notification.newObj : notification.obj;
-    this.#logger.error(
-      { err, code: ErrorCodes.HANDLER_FAILED, handler: this.name, event: notification.type, key: keyOf(obj) },
-      'event handler failed',
-    );
+    const fields = {
+      err,
+      code: ErrorCodes.HANDLER_FAILED,
+      handler: this.name,
+      event: notification.type,
+      key: keyOf(obj),
+    };
+    // One error line per handler and minute: a handler that fails on every event must not flood the
+    // log. Repeats go to debug; the next error line says how many there were.
+    const now = performance.now();
+    if (this.#loudAt === undefined || now - this.#loudAt >= HANDLER_FAILURE_LOG_INTERVAL_MS) {
+      this.#loudAt = now;
+      const repeats = this.#quietFailures;
+      this.#quietFailures = 0;
+      this.#logger.error(
+        repeats === 0 ? fields : { ...fields, failuresSinceLastReport: repeats },
+        'event handler failed',
+      );
+    } else {
+      this.#quietFailures++;
+      this.#logger.debug(fields, 'event handler failed');
+    }
   }
 }
 
