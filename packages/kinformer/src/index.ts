@@ -267,6 +267,44 @@ export {
   leaseSpecToLeaderElectionRecord,
   runLeaderElection,
 } from '@kinformer/leader-election';
+export type {
+  ApiEventRecorderOptions,
+  CorrelateResult,
+  CorrelatedEvent,
+  CorrelatorOptions,
+  EventAggregatorKeyFunc,
+  EventAggregatorMessageFunc,
+  EventObject,
+  EventOptions,
+  EventRecorder,
+  EventRecorderStats,
+  EventSink,
+  EventSpamKeyFunc,
+  EventType,
+  FakeRecorderNextOptions,
+  FakeRecorderOptions,
+  JsonPatchOperation,
+  ObjectReference,
+} from '@kinformer/events';
+export {
+  ApiEventRecorder,
+  DEFAULT_AGGREGATE_INTERVAL_MS,
+  DEFAULT_AGGREGATE_MAX_EVENTS,
+  DEFAULT_LRU_CACHE_SIZE,
+  DEFAULT_SPAM_BURST,
+  DEFAULT_SPAM_QPS,
+  EventCorrelator,
+  FakeRecorder,
+  eventAggregatorByReason,
+  eventAggregatorByReasonMessage,
+  eventKey,
+  eventName,
+  eventSpamKey,
+  eventsV1Sink,
+  referenceTo,
+  seriesPatch,
+  toEventsV1Event,
+} from '@kinformer/events';
 export type { SharedInformerFactoryOptions } from './sharedInformerFactory.js';
 export { SharedInformerFactory } from './sharedInformerFactory.js';
 export type {
