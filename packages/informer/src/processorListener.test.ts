@@ -33,6 +33,28 @@ const add = (name: string, initial = false): Notification<Pod> => ({
   isInInitialList: initial,
 });
 
+/** A listener named `h` whose handler throws on every event, logging at `level` into `lines`. */
+function failingListener(level: string) {
+  const { logger, lines } = captureLogs(level);
+  const counters = { dispatched: 0, errors: 0 };
+  const fail = (): never => {
+    throw new Error('nope');
+  };
+  const l = new ProcessorListener<Pod>(
+    { onAdd: fail, onUpdate: fail, onDelete: fail },
+    {
+      name: 'h',
+      logger,
+      counters,
+      requestedResyncPeriodMs: 0,
+      resyncPeriodMs: 0,
+      now: 0,
+      onInitialListProcessed: () => undefined,
+    },
+  );
+  return { l, counters, lines };
+}
+
 describe('ProcessorListener', () => {
   // client-go TestListenerResyncPeriodsDelayed (the processor starting late): what was queued before
   // start is delivered, in order, once started.
@@ -108,24 +130,7 @@ describe('ProcessorListener', () => {
   });
 
   it('logs a failure with the key and event, and counts it', async () => {
-    const { logger, lines } = captureLogs('error');
-    const counters = { dispatched: 0, errors: 0 };
-    const l = new ProcessorListener<Pod>(
-      {
-        onDelete: () => {
-          throw new Error('nope');
-        },
-      },
-      {
-        name: 'h',
-        logger,
-        counters,
-        requestedResyncPeriodMs: 0,
-        resyncPeriodMs: 0,
-        now: 0,
-        onInitialListProcessed: () => undefined,
-      },
-    );
+    const { l, counters, lines } = failingListener('error');
     l.start();
     l.add({ type: 'delete', obj: pod('a', '1', 'ns') });
     await settle();
@@ -143,24 +148,7 @@ describe('ProcessorListener', () => {
 
 describe('ProcessorListener failure logs', () => {
   it('logs a handler that fails on every event once at error, the repeats at debug', async () => {
-    const { logger, lines } = captureLogs('debug');
-    const counters = { dispatched: 0, errors: 0 };
-    const l = new ProcessorListener<Pod>(
-      {
-        onAdd: () => {
-          throw new Error('nope');
-        },
-      },
-      {
-        name: 'h',
-        logger,
-        counters,
-        requestedResyncPeriodMs: 0,
-        resyncPeriodMs: 0,
-        now: 0,
-        onInitialListProcessed: () => undefined,
-      },
-    );
+    const { l, counters, lines } = failingListener('debug');
     l.start();
     for (let i = 0; i < 5; i++) l.add({ type: 'add', obj: pod(`p${i}`, '1'), isInInitialList: false });
     await waitFor(() => counters.errors === 5, 'five failures');
