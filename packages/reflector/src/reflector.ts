@@ -181,7 +181,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
         this.counters.events++;
         this.lastEventAt = now;
       },
-      delivered: ({ type, periodic, now, stream }) => {
+      delivered: (type, periodic, now, stream) => {
         if (type === 'BOOKMARK') {
           this.counters.bookmarks++;
           if (periodic) {

@@ -62,7 +62,7 @@ export interface WatchContext<T extends KubeObject> {
    * Called for every event about to be applied (bookmarks included). `periodic` is true for a BOOKMARK
    * other than the one that ends a streaming list's initial events.
    */
-  delivered(event: { type: WatchEventType; periodic: boolean; now: number; stream: OpenWatch<T> }): void;
+  delivered(type: WatchEventType, periodic: boolean, now: number, stream: OpenWatch<T>): void;
   /** Called for every event skipped because of its type. */
   skipped(): void;
 }
@@ -276,7 +276,7 @@ export async function consumeWatch<T extends KubeObject>(
       }
       const isEnd =
         type === 'BOOKMARK' && obj.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
-      ctx.delivered({ type, periodic: type === 'BOOKMARK' && !isEnd, now, stream: w });
+      ctx.delivered(type, type === 'BOOKMARK' && !isEnd, now, w); // positional: no object per event
       // client-go's eventCount: only events that reached the store count against a very short watch.
       count++;
       if (type !== 'ADDED') besidesAdded = true;
