@@ -215,10 +215,22 @@ describe('ListDecoder: bodies that are not a list', () => {
     expect(JSON.stringify(err)).not.toContain(value);
   });
 
-  it('keeps the JSON.parse error of a bad item as the cause', () => {
-    const err = decodeError('{"kind":"PodList","items":[{"a":tru}]}');
-    expect(err.cause).toBeInstanceOf(SyntaxError);
+  it('keeps a "__proto__" key of the list as an own property, as JSON.parse does (never the prototype)', () => {
+    const list = decode('{"kind":"PodList","__proto__":{"polluted":true},"items":[]}') as Record<
+      string,
+      unknown
+    >;
+    expect(Object.getPrototypeOf(list)).toBe(Object.prototype);
+    expect(Object.hasOwn(list, '__proto__')).toBe(true);
+    expect((list as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
+  it("keeps where JSON.parse failed in a bad item, never V8's message (it quotes the item's text)", () => {
+    const err = decodeError('{"kind":"PodList","items":[{"a":"s3cr3t-value",tru}]}');
+    expect(err.cause).toBeUndefined();
+    expect(err.details?.jsonErrorPosition).toEqual(expect.any(Number));
     expect(err.message).toBe('the list response is not valid JSON');
+    expect(JSON.stringify({ ...err.details, message: err.message })).not.toContain('s3cr3t-value');
   });
 
   it(`accepts nesting up to ${MAX_OBJECT_DEPTH} levels and rejects one more`, () => {

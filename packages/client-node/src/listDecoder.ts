@@ -1,3 +1,4 @@
+import { jsonErrorPosition } from './lineShape.js';
 import { constants as bufferConstants } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import {
@@ -376,7 +377,11 @@ export class ListDecoder<T> {
     try {
       value = JSON.parse(text);
     } catch (cause) {
-      throw this.bad('is not valid JSON', offset, cause);
+      // Not V8's SyntaxError as cause: its message quotes the item's text (a Secret's data, say).
+      const position = jsonErrorPosition(cause);
+      const err = this.bad('is not valid JSON', offset);
+      if (position !== undefined && err.details !== undefined) err.details.jsonErrorPosition = position;
+      throw err;
     }
     switch (this.collecting) {
       case 'key':
@@ -394,7 +399,13 @@ export class ListDecoder<T> {
         this.mode = Mode.afterValue;
         return;
       case 'value':
-        this.top[this.key] = value;
+        // An own property even for "__proto__", as JSON.parse makes it (never the list's prototype).
+        Object.defineProperty(this.top, this.key, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         this.mode = Mode.afterValue;
         return;
     }

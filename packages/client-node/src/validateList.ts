@@ -23,7 +23,10 @@ export function validateListResourceVersions(
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     if (hasObjectMeta(item)) {
-      validateResourceVersion(item.metadata.resourceVersion, `list item ${i}`, { ...details, item: i });
+      const rv: unknown = item.metadata.resourceVersion;
+      // Details only for a bad one: this runs for every item of every LIST.
+      if (rv !== undefined && typeof rv !== 'string')
+        validateResourceVersion(rv, `list item ${i}`, { ...details, item: i });
     }
   }
 }

@@ -364,9 +364,14 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
         }
         // A number, null or raw 1e309 (Infinity) is refused here, so it never reaches the cache, a
         // handler, or the next request's `resourceVersion=`.
-        validateResourceVersion(object.metadata.resourceVersion, `watch line ${this.lines}`, {
-          ...this.lineDetails(text, parsed),
-        });
+        // The details are built only for a bad one: this runs for every event.
+        if (
+          typeof object.metadata.resourceVersion !== 'string' &&
+          object.metadata.resourceVersion !== undefined
+        )
+          validateResourceVersion(object.metadata.resourceVersion, `watch line ${this.lines}`, {
+            ...this.lineDetails(text, parsed),
+          });
         return parsed as WatchEvent<T>;
       case 'ERROR':
         if (typeof object !== 'object' || object === null)
