@@ -205,7 +205,16 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       counters: this.counters,
       listState: this.listState,
       explicitPageSize: this.explicitPageSize,
-      watchContext: this.watchContext,
+      // The initial events of a streaming list are not watch progress (listSucceeded credits the list),
+      // nor bookmark-cadence samples; the end bookmark starts the stream's cadence clock.
+      watchContext: {
+        ...this.watchContext,
+        delivered: (type, _periodic, now, stream) => {
+          if (type !== 'BOOKMARK') return;
+          this.counters.bookmarks++;
+          stream.lastBookmarkAt = now;
+        },
+      },
       track: (request) => this.track(request),
       watchTimeoutSeconds: () => watchTimeoutSeconds(this.minWatchTimeoutMs, this.random),
       openWatch: (options, signal) => this.openWatch(options, signal),
@@ -242,7 +251,10 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
         this.phase = phase;
       }
     } finally {
-      if (phase.kind === 'watch') this.endCycle(phase.cycle);
+      if (phase.kind === 'watch') {
+        phase.stream?.close(); // a streaming list's stream, handed over but not yet watched
+        this.endCycle(phase.cycle);
+      }
       this.activeWatch = undefined;
       await this.settleInFlight();
       this.phase = undefined;
@@ -487,13 +499,11 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
           return this.backoff(ms, watchAgain, err);
         }
         if (isExpiredError(err)) this.counters.expired410++;
-        // Ends the cycle like a failed LIST: the handler sees it, the reflector relists after a step.
-        this.endCycle(cycle);
-        this.recovery.cycleEnded();
-        const ms = this.recovery.failed(retryAfterMs(err));
-        this.noteFailureStart();
+        // Ends the cycle like a failed LIST: the reflector relists after a step, the handler sees it
+        // (after the failure is counted, so that it can tell the first of a streak).
+        const next = this.relistAfter(cycle, err);
         this.handleListAndWatchError(err);
-        return this.backoff(ms, LIST, err);
+        return next;
       }
       if (w === undefined) return watchAgain;
       // Events of a watch from "" or "0" start with synthetic ADDEDs that are not in RV order.

@@ -84,6 +84,10 @@ function harness(
     start(): void {
       running = reflector.run(controller.signal);
     },
+    /** Aborts the run's signal (without waiting; `stop` waits and checks). */
+    abort(): void {
+      controller.abort();
+    },
     async backoffCalls(n: number): Promise<void> {
       await lw.waitFor(() => backoff.delays.length >= n, `backoff call #${n}`);
     },
@@ -375,5 +379,38 @@ describe('Reflector: streaming list (client-go reflector_watchlist_test.go)', ()
     await h.stop();
     expect(w.stopped).toBe(true);
     expect(h.store.ops).toEqual([]);
+  });
+});
+
+describe('Reflector: streaming list recovery (kinformer)', () => {
+  it('does not count initial events as progress: a streaming list that keeps failing backs off further each time', async () => {
+    const h = harness();
+    const throttled = (): KinformerError =>
+      KinformerError.fromStatus(status(429, 'TooManyRequests', 'storage is (re)initializing'));
+    for (let i = 0; i < 3; i++)
+      h.lw.enqueueWatch({ events: [{ type: 'ADDED', object: pod('a', '5') }], then: throttled() });
+    h.start();
+    for (let i = 1; i <= 3; i++) {
+      await h.backoffCalls(i);
+      await h.clock.tick(h.backoff.delays[i - 1]);
+    }
+    // Before: every retry waited the first step again, since the re-sent initial ADDED reset the backoff.
+    expect(h.backoff.delays).toEqual([800, 1600, 3200]);
+    await h.stop();
+  });
+
+  it('closes a handed-over stream when the run stops before it is watched', async () => {
+    const h = harness();
+    h.start();
+    const w = await h.lw.nextWatch();
+    const replace = h.store.replace.bind(h.store);
+    h.store.replace = (items, rv) => {
+      replace(items, rv);
+      h.abort(); // the run stops between the streaming list and its watch
+    };
+    w.add(pod('a', '5')).bookmark('10', { initialEventsEnd: true });
+    await h.lw.waitFor(() => h.store.ops.length === 1, 'replace');
+    await h.stop(); // no timer (the stream's stall timer) and no abort listener left behind
+    expect(w.stopped).toBe(true);
   });
 });
