@@ -615,7 +615,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       ErrorCodes.WATCH_STALLED,
       cadenceMs === undefined
         ? 'the watch delivered nothing for longer than its timeout plus the stall margin'
-        : `the watch delivered nothing for ${Math.round(limitMs)} ms, three times the server's bookmark cadence`,
+        : `the watch delivered nothing for ${Math.round(limitMs)} ms (its stall limit; the server's bookmark cadence is ${Math.round(cadenceMs)} ms)`,
       {
         details: {
           resourceVersion: this.listState.lastSyncRV,
