@@ -318,6 +318,31 @@ describe('processDeltas with atomic deltas', () => {
     ]);
   });
 
+  it('leaves the store as it was when its replace fails for a reason other than an index function', () => {
+    const store = newStore<Pod>();
+    store.add(pod('a', '1'));
+    const broken = new Proxy(store, {
+      get(target, prop: keyof Store<Pod>) {
+        if (prop === 'replace')
+          return (): void => {
+            throw new Error('disk full');
+          };
+        const value = target[prop];
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    expect(() =>
+      processDeltas(
+        {},
+        broken,
+        [{ type: 'ReplacedAll', object: { resourceVersion: '5', objects: [pod('b', '2')] } }],
+        false,
+      ),
+    ).toThrow('disk full');
+    // Before, the fallback emptied the store and then failed: the cache lost `a` with no delete.
+    expect(store.listKeys()).toEqual(['default/a']);
+  });
+
   it('leaves out listed objects it cannot key, applies the rest, then throws a TransactionError', () => {
     const store = newStore<Pod>();
     const log: string[] = [];

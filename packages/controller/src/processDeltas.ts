@@ -1,6 +1,6 @@
 import { TransactionError } from '@kinformer/cache';
 import type { Store } from '@kinformer/cache';
-import { DeletedFinalStateUnknown } from '@kinformer/core';
+import { DeletedFinalStateUnknown, ErrorCodes, isKinformerError } from '@kinformer/core';
 import { isObjectDelta } from '@kinformer/delta-fifo';
 import type { Delta, Deltas, ObjectDelta, ReplacedAllInfo } from '@kinformer/delta-fifo';
 import type { ResourceEventHandler } from './resourceEventHandler.js';
@@ -247,9 +247,11 @@ function replaceAll<T>(store: Store<T>, info: ReplacedAllInfo<T>, calls: Pending
 
   try {
     store.replace(kept, resourceVersion);
-  } catch {
-    // An index function refused an object: apply the list entry by entry (still with no reader in
-    // between), leaving out what is refused.
+  } catch (err) {
+    // Only an index function refusing an object is mended here (the replace left the store as it
+    // was); anything else propagates before the store is touched, and the reflector relists.
+    if (!isKinformerError(err, ErrorCodes.INDEX_FUNC)) throw err;
+    // Apply the list entry by entry (still with no reader in between), leaving out what is refused.
     store.replace([], resourceVersion);
     try {
       store.transaction(kept.map((object) => ({ type: 'Add', object })));
