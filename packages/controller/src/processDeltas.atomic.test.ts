@@ -323,9 +323,16 @@ describe('processDeltas with atomic deltas', () => {
     store.add(pod('a', '1'));
     const broken = new Proxy(store, {
       get(target, prop: keyof Store<Pod>) {
+        // A replace of a non-empty list fails, and so does a transaction: before, the fallback
+        // emptied the store (replace([])) and then failed in its transaction.
         if (prop === 'replace')
+          return (items: Pod[], rv: string): void => {
+            if (items.length > 0) throw new Error('disk full');
+            target.replace(items, rv);
+          };
+        if (prop === 'transaction')
           return (): void => {
-            throw new Error('disk full');
+            throw new Error('disk still full');
           };
         const value = target[prop];
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
@@ -339,7 +346,6 @@ describe('processDeltas with atomic deltas', () => {
         false,
       ),
     ).toThrow('disk full');
-    // Before, the fallback emptied the store and then failed: the cache lost `a` with no delete.
     expect(store.listKeys()).toEqual(['default/a']);
   });
 
