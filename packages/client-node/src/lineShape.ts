@@ -2,6 +2,8 @@
 const MAX_IDENTIFIER_CHARS = 253;
 /** How many key names of an object a line's shape lists. */
 const MAX_KEYS = 20;
+/** Longest key name a line's shape keeps (key names are chosen by whoever wrote the object). */
+const MAX_KEY_CHARS = 64;
 
 function identifier(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
@@ -12,9 +14,14 @@ function kindOf(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
 
+function keyName(key: string): string {
+  return key.length > MAX_KEY_CHARS ? `${key.slice(0, MAX_KEY_CHARS)}…` : key;
+}
+
 function keysOf(value: object): string[] {
   const keys = Object.keys(value);
-  return keys.length > MAX_KEYS ? [...keys.slice(0, MAX_KEYS).map((k) => identifier(k) ?? k), '…'] : keys;
+  const shown = keys.slice(0, MAX_KEYS).map(keyName);
+  return keys.length > MAX_KEYS ? [...shown, '…'] : shown;
 }
 
 /**
