@@ -149,6 +149,8 @@ export interface ChaosReport {
 }
 
 const SAMPLE_LIMIT = 40;
+/** How far behind the soak server's watch cache serves RV=0 reads, ms. */
+const WATCH_CACHE_LAG_MS = 100;
 
 /**
  * Runs one chaos soak: a {@link FakeApiServer} with `objects` objects, seven informers (see
@@ -181,7 +183,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     resources: [WIDGETS_DEFINITION],
     // kube-apiserver's timing, scaled down (off by default in unit tests): RV=0 reads from a watch cache
     // that lags, watches without timeoutSeconds ended after [min, 2·min), slow watchers closed.
-    watchCacheLag: { lagMs: 100, progressNotifyIntervalMs: 1_000 },
+    watchCacheLag: { lagMs: WATCH_CACHE_LAG_MS, progressNotifyIntervalMs: 1_000 },
     minRequestTimeoutMs: 20_000,
     slowConsumers: { bufferEvents: 20_000 },
     ...(options.historySize === undefined ? {} : { historySize: options.historySize }),
@@ -197,6 +199,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       onWrite: (resource, rv) => lag.wrote(resource, rv),
     });
     churn.populate();
+    // The initial lists (RV=0, served by the lagging watch cache) must already hold what was just
+    // written: the checks expect exactly the server's objects as initial adds.
+    await new Promise<void>((resolve) => setTimeout(resolve, WATCH_CACHE_LAG_MS + 100));
     const baselineBytes = heapAfterGc(gc);
     sampler.start(250);
 
