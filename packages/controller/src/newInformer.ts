@@ -2,7 +2,7 @@ import { newIndexer, newStore } from '@kinformer/cache';
 import type { Indexer, Indexers, Store } from '@kinformer/cache';
 import { deletionHandlingMetaNamespaceKeyFunc } from '@kinformer/core';
 import type { Clock, KeyFunc, KubeObject, Logger } from '@kinformer/core';
-import { DeltaFIFO, RealFIFO } from '@kinformer/delta-fifo';
+import { AtomicFIFO, DeltaFIFO, RealFIFO } from '@kinformer/delta-fifo';
 import type { Queue, TransformFunc } from '@kinformer/delta-fifo';
 import type { ListerWatcher, WatchErrorHandler } from '@kinformer/reflector';
 import { Controller } from './controller.js';
@@ -118,9 +118,9 @@ export interface InformerQueueOptions<T> {
 }
 
 /**
- * The queue of an informer whose cache is `store` (client-go's `newQueueFIFO`): by default a
- * `RealFIFO` in atomic mode with bookmarks (`ReplacedAll`/`SyncAll`/`Bookmark` deltas, which
- * `processDeltas` reconciles against the store); with `atomicEvents: false` a non-atomic `RealFIFO`
+ * The queue of an informer whose cache is `store` (client-go's `newQueueFIFO`): by default an
+ * `AtomicFIFO` with bookmarks (`ReplacedAll`/`SyncAll`/`Bookmark` deltas, which `processDeltas`
+ * reconciles against the store); with `atomicEvents: false` a `RealFIFO`
  * seeing the store as its `knownObjects`; or a `DeltaFIFO` emitting `Replaced` deltas (also seeing
  * the store). Either way relists detect deletions and resyncs re-deliver cached objects.
  */
@@ -138,15 +138,16 @@ function newQueue<T extends KubeObject>(
   options: InformerQueueOptions<T>,
 ): Queue<T> {
   const atomic = kind === 'RealFIFO' && (options.atomicEvents ?? true);
+  const queueName = atomic ? 'AtomicFIFO' : kind;
   const common = {
     keyFunction: keyFunc<T>(),
-    ...(atomic ? { atomicEvents: true, emitDeltaTypeBookmark: true } : { knownObjects: store }),
     ...(options.transform === undefined ? {} : { transformer: options.transform }),
-    ...(options.name === undefined ? {} : { name: `${kind} ${options.name}` }),
+    ...(options.name === undefined ? {} : { name: `${queueName} ${options.name}` }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   };
+  if (atomic) return new AtomicFIFO<T>({ ...common, emitDeltaTypeBookmark: true });
   return kind === 'DeltaFIFO'
-    ? new DeltaFIFO<T>({ ...common, emitDeltaTypeReplaced: true })
-    : new RealFIFO<T>(common);
+    ? new DeltaFIFO<T>({ ...common, knownObjects: store, emitDeltaTypeReplaced: true })
+    : new RealFIFO<T>({ ...common, knownObjects: store });
 }

@@ -1,7 +1,7 @@
 import { newIndexer, newStore, TransactionError } from '@kinformer/cache';
 import type { Store } from '@kinformer/cache';
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKeyFunc, ErrorCodes } from '@kinformer/core';
-import { RealFIFO } from '@kinformer/delta-fifo';
+import { AtomicFIFO, RealFIFO } from '@kinformer/delta-fifo';
 import type { Deltas } from '@kinformer/delta-fifo';
 import { processDeltas, processDeltasBatch } from './processDeltas.js';
 import type { ResourceEventHandler } from './resourceEventHandler.js';
@@ -48,17 +48,15 @@ function eventRecorder(store: Store<Pod>, history: EventRecord[]): ResourceEvent
 
 /** A FIFO (atomic or not) feeding a store through processDeltas, and a drain. */
 function pipeline(atomic: boolean): {
-  fifo: RealFIFO<Pod>;
+  fifo: RealFIFO<Pod> | AtomicFIFO<Pod>;
   store: Store<Pod>;
   history: EventRecord[];
   drain: () => Promise<void>;
 } {
   const store = newStore<Pod>();
-  const fifo = new RealFIFO<Pod>(
-    atomic
-      ? { keyFunction: deletionHandlingMetaNamespaceKeyFunc, atomicEvents: true, emitDeltaTypeBookmark: true }
-      : { keyFunction: deletionHandlingMetaNamespaceKeyFunc, knownObjects: store },
-  );
+  const fifo = atomic
+    ? new AtomicFIFO<Pod>({ keyFunction: deletionHandlingMetaNamespaceKeyFunc, emitDeltaTypeBookmark: true })
+    : new RealFIFO<Pod>({ keyFunction: deletionHandlingMetaNamespaceKeyFunc, knownObjects: store });
   const history: EventRecord[] = [];
   const handler = eventRecorder(store, history);
   const drain = async (): Promise<void> => {
@@ -181,9 +179,8 @@ describe('processDeltas with atomic deltas', () => {
     // A transform that strips metadata: the store holds bare names.
     const keyFunction = (): string => 'pod-1';
     const store = newStore<string>(keyFunction);
-    const fifo = new RealFIFO<string>({
+    const fifo = new AtomicFIFO<string>({
       keyFunction,
-      atomicEvents: true,
       transformer: (obj) => (obj as unknown as Pod).metadata?.name ?? '',
     });
     const seen: string[] = [];

@@ -1,5 +1,4 @@
-import { DeletedFinalStateUnknown, ErrorCodes, KinformerError } from '@kinformer/core';
-import { FakeClock } from '@kinformer/core/testing';
+import { DeletedFinalStateUnknown, ErrorCodes } from '@kinformer/core';
 import { DeltaFIFO } from './deltaFifo.js';
 import type { DeltaFIFOOptions } from './deltaFifo.js';
 import type { KeyListerGetter } from './fifoOptions.js';
@@ -48,50 +47,10 @@ async function pop2(f: DeltaFIFO<TestObj>): Promise<[Deltas<TestObj>, boolean]> 
   return [deltas, initial!];
 }
 
-/** Records the listeners added to and removed from a signal. */
-function spyOnListeners(signal: AbortSignal): { added: unknown[][]; removed: unknown[][] } {
-  const added: unknown[][] = [];
-  const removed: unknown[][] = [];
-  const add = signal.addEventListener.bind(signal);
-  const remove = signal.removeEventListener.bind(signal);
-  signal.addEventListener = (...args: Parameters<typeof add>) => {
-    added.push(args);
-    add(...args);
-  };
-  signal.removeEventListener = (...args: Parameters<typeof remove>) => {
-    removed.push(args);
-    remove(...args);
-  };
-  return { added, removed };
-}
-
 /** Resolves on the next macrotask (lets every pending promise callback run first). */
 const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('DeltaFIFO', () => {
-  // TestDeltaFIFO_basic
-  it('preserves each producer’s order when producers and a consumer interleave', async () => {
-    const f = newFifo();
-    const amount = 500;
-    const produce = async (prefix: string): Promise<void> => {
-      for (let i = 0; i < amount; i++) {
-        f.add(mk(`${prefix}${i}`, { prefix, i }));
-        if (i % 7 === 0) await nextTick();
-      }
-    };
-    const producers = Promise.all([produce('a'), produce('b')]);
-    const last: Record<string, number> = { a: -1, b: -1 };
-    for (let n = 0; n < amount * 2; n++) {
-      const obj = await popNewest(f);
-      const { prefix, i } = obj.val as { prefix: string; i: number };
-      expect(i).toBeGreaterThan(last[prefix]!);
-      last[prefix] = i;
-    }
-    await producers;
-    expect(last).toEqual({ a: amount - 1, b: amount - 1 });
-    expect(f.length()).toBe(0);
-  });
-
   // TestDeltaFIFO_replaceWithDeleteDeltaIn
   it('keeps a create after a queued delete: Delete then Replace yields [Deleted(old), Sync(new)]', async () => {
     const oldObj = mk('foo', 1);
@@ -495,18 +454,6 @@ describe('DeltaFIFO', () => {
     expect((await popNewest(f)).val).toBe(14);
   });
 
-  // TestDeltaFIFO_KeyOf
-  it('keys objects, tombstones and Deltas (including Deltas of tombstones)', () => {
-    const f = newFifo();
-    expect(f.keyOf(mk('A', 0))).toBe('A');
-    expect(f.keyOf(new DeletedFinalStateUnknown<TestObj>('B', mk('x', 0)))).toBe('B');
-    expect(f.keyOf([{ type: 'Added', object: mk('C', 0) }])).toBe('C');
-    expect(
-      f.keyOf([{ type: 'Deleted', object: new DeletedFinalStateUnknown<TestObj>('D', mk('x', 0)) }]),
-    ).toBe('D');
-    expect(() => f.keyOf([])).toThrow(expect.objectContaining({ code: ErrorCodes.KEY_FUNC }));
-  });
-
   it('uses metaNamespaceKeyFunc by default', () => {
     const f = new DeltaFIFO<{ metadata: { name: string; namespace?: string } }>();
     f.add({ metadata: { name: 'a', namespace: 'ns' } });
@@ -516,210 +463,7 @@ describe('DeltaFIFO', () => {
     expect(f.length()).toBe(2);
   });
 
-  // TestDeltaFIFO_HasSynced
-  describe('hasSynced', () => {
-    const table: Array<{
-      name: string;
-      actions: Array<(f: DeltaFIFO<TestObj>) => unknown>;
-      expected: boolean;
-    }> = [
-      { name: 'empty', actions: [], expected: false },
-      { name: 'after an Add', actions: [(f) => f.add(mk('a', 1))], expected: true },
-      { name: 'after Replace([])', actions: [(f) => f.replace([], '0')], expected: true },
-      {
-        name: 'after Replace of 2',
-        actions: [(f) => f.replace([mk('a', 1), mk('b', 2)], '0')],
-        expected: false,
-      },
-      {
-        name: 'after Replace of 2 and one pop',
-        actions: [(f) => f.replace([mk('a', 1), mk('b', 2)], '0'), (f) => pop(f)],
-        expected: false,
-      },
-      {
-        name: 'after Replace of 2 and two pops',
-        actions: [(f) => f.replace([mk('a', 1), mk('b', 2)], '0'), (f) => pop(f), (f) => pop(f)],
-        expected: true,
-      },
-      {
-        name: 'duplicate keys in the list count once',
-        actions: [(f) => f.replace([mk('a', 1), mk('a', 2)], '0'), (f) => pop(f)],
-        expected: true,
-      },
-    ];
-    for (const tc of table) {
-      it(tc.name, async () => {
-        const f = newFifo();
-        for (const action of tc.actions) await action(f);
-        expect(f.hasSynced()).toBe(tc.expected);
-      });
-    }
-
-    it('an add before the first replace makes the replace not count as initial', async () => {
-      const f = newFifo();
-      f.add(mk('x', 1));
-      f.replace([mk('a', 1), mk('b', 2)], '0');
-      expect(f.hasSynced()).toBe(true);
-      const [, initial] = await pop2(f);
-      expect(initial).toBe(false);
-    });
-
-    it('stays false while the last initial item is being processed by an async process function', async () => {
-      const f = newFifo();
-      f.replace([mk('a', 1)], '0');
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      let syncedDuring: boolean | undefined;
-      const popped = f.pop(async () => {
-        await gate;
-        syncedDuring = f.hasSynced();
-      });
-      await nextTick();
-      expect(f.hasSynced()).toBe(false);
-      release();
-      await popped;
-      expect(syncedDuring).toBe(false);
-      expect(f.hasSynced()).toBe(true);
-    });
-  });
-
-  // TestDeltaFIFO_PopShouldUnblockWhenClosed
-  it('wakes every blocked pop with ERR_FIFO_CLOSED on close', async () => {
-    const f = newFifo({ knownObjects: literalLister([mk('foo', 5)]) });
-    const pops = Array.from({ length: 10 }, () => pop(f));
-    await nextTick();
-    expect(f.isClosed()).toBe(false);
-    f.close();
-    expect(f.isClosed()).toBe(true);
-    const results = await Promise.allSettled(pops);
-    for (const r of results) {
-      expect(r.status).toBe('rejected');
-      expect((r as PromiseRejectedResult).reason).toMatchObject({ code: ErrorCodes.FIFO_CLOSED });
-    }
-  });
-
-  it('still drains a closed queue, then rejects with ERR_FIFO_CLOSED', async () => {
-    const f = newFifo();
-    f.add(mk('a', 1));
-    f.close();
-    expect((await popNewest(f)).val).toBe(1);
-    await expect(pop(f)).rejects.toBeInstanceOf(KinformerError);
-    await expect(pop(f)).rejects.toMatchObject({ code: ErrorCodes.FIFO_CLOSED });
-  });
-
-  it('a waiting pop takes an item added later', async () => {
-    const f = newFifo();
-    const popped = popNewest(f);
-    await nextTick();
-    f.add(mk('late', 1));
-    expect(await popped).toEqual(mk('late', 1));
-  });
-
-  describe('abort signal', () => {
-    it('rejects a waiting pop with ERR_ABORTED and removes its listener', async () => {
-      const f = newFifo();
-      const controller = new AbortController();
-      const spy = spyOnListeners(controller.signal);
-      const popped = f.pop(() => undefined, { signal: controller.signal });
-      await nextTick();
-      const reason = new Error('stop');
-      controller.abort(reason);
-      await expect(popped).rejects.toMatchObject({ code: ErrorCodes.ABORTED, cause: reason });
-      // Registered with `once: true`, so the platform removed it when it fired.
-      expect(spy.added).toHaveLength(1);
-      expect(spy.added[0]![2]).toEqual({ once: true });
-      f.add(mk('a', 1));
-      expect(f.length()).toBe(1); // the aborted pop took nothing
-    });
-
-    it('removes its listener when an item arrives', async () => {
-      const f = newFifo();
-      const controller = new AbortController();
-      const spy = spyOnListeners(controller.signal);
-      const popped = f.pop(() => undefined, { signal: controller.signal });
-      await nextTick();
-      f.add(mk('a', 1));
-      await popped;
-      expect(spy.added).toHaveLength(1);
-      expect(spy.removed).toHaveLength(1);
-      expect(spy.removed[0]![1]).toBe(spy.added[0]![1]);
-    });
-
-    it('rejects at once when the signal is already aborted', async () => {
-      const f = newFifo();
-      f.add(mk('a', 1));
-      await expect(f.pop(() => undefined, { signal: AbortSignal.abort() })).rejects.toMatchObject({
-        code: ErrorCodes.ABORTED,
-      });
-      expect(f.length()).toBe(1);
-    });
-  });
-
   describe('process functions', () => {
-    it('waits for an async process function before resolving', async () => {
-      const f = newFifo();
-      f.add(mk('a', 1));
-      const order: string[] = [];
-      await f.pop(async () => {
-        await nextTick();
-        order.push('processed');
-      });
-      order.push('resolved');
-      expect(order).toEqual(['processed', 'resolved']);
-    });
-
-    it('rejects pop with any other error and drops the deltas', async () => {
-      const f = newFifo();
-      f.add(mk('a', 1));
-      const boom = new Error('boom');
-      await expect(
-        f.pop(() => {
-          throw boom;
-        }),
-      ).rejects.toBe(boom);
-      expect(f.length()).toBe(0);
-      f.add(mk('b', 1));
-      await expect(f.pop(() => Promise.reject(boom))).rejects.toBe(boom);
-      expect(f.length()).toBe(0);
-    });
-
-    // TestDeltaFIFO_requeueOnPop (client-go ≤ 1.32)
-    it('re-queues on RequeueError: silent without a cause, rejecting with it when there is one', async () => {
-      const f = newFifo();
-      f.add(mk('foo', 10));
-      await expect(
-        f.pop((deltas) => {
-          expect((deltas[0]!.object as TestObj).name).toBe('foo');
-          throw new RequeueError();
-        }),
-      ).resolves.toStrictEqual([{ type: 'Added', object: mk('foo', 10) }]);
-      expect(f.getByKey('foo')).toBeDefined();
-
-      const cause = new Error('test error');
-      const rejection = await f
-        .pop(() => {
-          throw new RequeueError(cause);
-        })
-        .catch((err: unknown) => err);
-      expect(rejection).toBeInstanceOf(RequeueError);
-      expect((rejection as RequeueError).cause).toBe(cause);
-      expect((rejection as RequeueError).message).toContain('test error');
-      expect(f.getByKey('foo')).toStrictEqual([{ type: 'Added', object: mk('foo', 10) }]);
-
-      await pop(f);
-      expect(f.getByKey('foo')).toBeUndefined();
-    });
-
-    it('re-queues at the back when the key is gone, without jumping the line', async () => {
-      const f = newFifo();
-      f.add(mk('a', 1));
-      f.add(mk('b', 1));
-      await f.pop(() => {
-        throw new RequeueError();
-      });
-      expect(f.listKeys()).toEqual(['b', 'a']);
-    });
-
     it('merges re-queued deltas before newer ones of a key re-added meanwhile, keeping its place', async () => {
       const f = newFifo();
       f.add(mk('a', 1));
@@ -834,18 +578,6 @@ describe('DeltaFIFO', () => {
     expect(f.getByKey('keep')).toHaveLength(1);
   });
 
-  it('a throwing transformer queues nothing', () => {
-    const f = newFifo({
-      transformer: () => {
-        throw new Error('nope');
-      },
-    });
-    expect(() => f.add(mk('a', 1))).toThrow('nope');
-    expect(() => f.replace([mk('b', 1)], '1')).toThrow('nope');
-    expect(f.length()).toBe(0);
-    expect(f.hasSynced()).toBe(false);
-  });
-
   it('get and getByKey return copies of the queued deltas; list returns newest objects in queue order', () => {
     const f = newFifo();
     f.add(mk('a', 1));
@@ -864,32 +596,5 @@ describe('DeltaFIFO', () => {
     f.replace([], '1');
     expect(f.length()).toBe(0);
     expect(f.hasSynced()).toBe(true);
-  });
-
-  it('keeps order across many items (ring buffer growth and shrink)', async () => {
-    const f = newFifo();
-    const n = 5000;
-    for (let i = 0; i < n; i++) f.add(mk(`k${i}`, i));
-    for (let i = 0; i < n / 2; i++) expect((await popNewest(f)).val).toBe(i);
-    for (let i = n; i < n + 100; i++) f.add(mk(`k${i}`, i));
-    for (let i = n / 2; i < n + 100; i++) expect((await popNewest(f)).val).toBe(i);
-    expect(f.length()).toBe(0);
-  });
-
-  it('logs a slow process function when the queue is deep', async () => {
-    const clock = new FakeClock();
-    const lines: unknown[] = [];
-    const logger = {
-      child: () => logger,
-      info: (obj: unknown, msg: string) => lines.push([obj, msg]),
-      warn: () => undefined,
-      debug: () => undefined,
-    };
-    const f = newFifo({ clock, logger: logger as never });
-    for (let i = 0; i < 20; i++) f.add(mk(`k${i}`, i));
-    await f.pop(() => clock.advance(50));
-    expect(lines).toEqual([]);
-    await f.pop(() => clock.advance(150));
-    expect(lines).toEqual([[{ key: 'k1', depth: 18, ms: 150 }, 'slow event handlers blocking the queue']]);
   });
 });

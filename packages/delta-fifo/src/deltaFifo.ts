@@ -1,20 +1,10 @@
-import {
-  abortError,
-  componentLogger,
-  DeletedFinalStateUnknown,
-  ErrorCodes,
-  KinformerError,
-  metaNamespaceKeyFunc,
-  realClock,
-} from '@kinformer/core';
+import { DeletedFinalStateUnknown, ErrorCodes, KinformerError } from '@kinformer/core';
 import { RingBuffer } from '@kinformer/core/internal';
-import type { Clock, KeyFunc, Logger } from '@kinformer/core';
-import type { FIFOOptions, KeyListerGetter, TransformFunc } from './fifoOptions.js';
-import { closedError, isPromiseLike, keyOf, SLOW_DEPTH, SLOW_MS } from './internal.js';
+import { FIFOCore } from './fifoCore.js';
+import type { Popped } from './fifoCore.js';
+import type { FIFOOptions, KeyListerGetter } from './fifoOptions.js';
 import { isObjectDelta } from './queue.js';
-import type { Deltas, ObjectDelta, ObjectDeltaType, PopProcessFunc, Queue } from './queue.js';
-import { RequeueError } from './requeueError.js';
-import { Waiters } from './waiters.js';
+import type { Deltas, ObjectDelta, ObjectDeltaType, Queue } from './queue.js';
 
 /** Options of {@link DeltaFIFO}. */
 export interface DeltaFIFOOptions<T> extends FIFOOptions<T> {
@@ -39,45 +29,23 @@ export interface DeltaFIFOOptions<T> extends FIFOOptions<T> {
  *   the known one), never adding a second delete after a queued one.
  * - `resync()` queues `Sync(knownObject)` for every known key with nothing queued.
  * - `hasSynced()` turns true once the first `replace`'s keys (tombstones included) have all been
- *   popped and processed, or at once if `add`/`update`/`delete` came before any `replace`.
+ *   popped and processed (a requeued one counts), or at once if `add`/`update`/`delete` came before
+ *   any `replace`.
  *
  * Every call is synchronous and atomic with respect to pops; `add`/`update`/`delete` and `pop` are
  * O(1) amortised. One consumer is expected: concurrent pops work but may process two versions of
  * one object at the same time.
  */
-export class DeltaFIFO<T> implements Queue<T> {
-  /** The name used in logs and errors. */
-  readonly name: string;
-
+export class DeltaFIFO<T> extends FIFOCore<T> implements Queue<T> {
   private readonly items = new Map<string, ObjectDelta<T>[]>();
   private readonly queue = new RingBuffer<string>();
-  private readonly waiters = new Waiters();
-  private readonly keyFunc: KeyFunc<T>;
   private readonly knownObjects: KeyListerGetter<T> | undefined;
   private readonly emitDeltaTypeReplaced: boolean;
-  private readonly transformer: TransformFunc<T> | undefined;
-  private readonly log: Logger;
-  private readonly clock: Clock;
-  private populated = false;
-  private initialPopulationCount = 0;
-  private closed = false;
 
   constructor(options: DeltaFIFOOptions<T> = {}) {
-    this.name = options.name ?? 'DeltaFIFO';
-    this.keyFunc = options.keyFunction ?? (metaNamespaceKeyFunc as KeyFunc<T>);
+    super(options, 'DeltaFIFO');
     this.knownObjects = options.knownObjects;
     this.emitDeltaTypeReplaced = options.emitDeltaTypeReplaced ?? false;
-    this.transformer = options.transformer;
-    this.clock = options.clock ?? realClock;
-    this.log = componentLogger(options.logger, { component: 'DeltaFIFO', name: this.name });
-  }
-
-  /**
-   * client-go's `KeyOf`: the key of an object (the key function), of a tombstone (its `key`), or of
-   * a `Deltas` (its newest object's). Throws `ERR_KEY_FUNC` for an empty `Deltas`.
-   */
-  keyOf(obj: T | DeletedFinalStateUnknown<T> | Deltas<T>): string {
-    return keyOf(this.keyFunc, obj);
   }
 
   /** Queues an `Added` delta (after the transformer). Throws if the object cannot be keyed. */
@@ -160,10 +128,7 @@ export class DeltaFIFO<T> implements Queue<T> {
       }
     }
 
-    if (!this.populated) {
-      this.populated = true;
-      this.initialPopulationCount = newKeys.size + queuedDeletions;
-    }
+    this.markPopulatedByReplace(newKeys.size + queuedDeletions);
     this.log.debug({ items: n, deletions: queuedDeletions, resourceVersion }, 'replace');
   }
 
@@ -202,64 +167,6 @@ export class DeltaFIFO<T> implements Queue<T> {
     this.waiters.wakeAll();
   }
 
-  /**
-   * Waits until a key is queued, removes the oldest one and calls `process(deltas, isInInitialList)`
-   * with all its deltas (oldest first; the array now belongs to the caller). Resolves with the
-   * deltas once `process` (sync or async) returned. A `process` that throws a {@link RequeueError}
-   * gets the deltas put back (see there); any other throw rejects `pop` and the deltas are dropped.
-   *
-   * A closed queue is still drained; `pop` rejects with `ERR_FIFO_CLOSED` only when the queue is
-   * closed and empty. With `signal`, a waiting `pop` rejects with `ERR_ABORTED` when it aborts (at
-   * once if it already has) and removes its listener.
-   */
-  async pop(process: PopProcessFunc<T>, options: { signal?: AbortSignal } = {}): Promise<Deltas<T>> {
-    const { signal } = options;
-    if (signal?.aborted) throw abortError(signal);
-    while (this.queue.size === 0) {
-      if (this.closed) throw closedError(this.name);
-      await this.waiters.wait(signal);
-    }
-    const key = this.queue.shift() as string;
-    const deltas = this.items.get(key) as ObjectDelta<T>[];
-    this.items.delete(key);
-    const isInInitialList = !this.hasSynced();
-    const depth = this.queue.size;
-    const started = depth > SLOW_DEPTH ? this.clock.now() : 0;
-    try {
-      const result = process(deltas, isInInitialList);
-      if (isPromiseLike(result)) await result;
-    } catch (err) {
-      if (!(err instanceof RequeueError)) throw err;
-      this.requeue(key, deltas);
-      if (err.cause !== undefined) throw err;
-    } finally {
-      // After processing (client-go holds its lock while processing, so nobody sees hasSynced()
-      // turn true before the last initial item is in the consumer's cache).
-      if (this.initialPopulationCount > 0) this.initialPopulationCount--;
-      if (depth > SLOW_DEPTH) {
-        const ms = this.clock.now() - started;
-        if (ms > SLOW_MS) this.log.info({ key, depth, ms }, 'slow event handlers blocking the queue');
-      }
-    }
-    return deltas;
-  }
-
-  /** True once the initial population has been popped and processed (see the class comment). */
-  hasSynced(): boolean {
-    return this.populated && this.initialPopulationCount === 0;
-  }
-
-  /** Closes the queue: waiting pops reject with `ERR_FIFO_CLOSED`; queued items can still be popped. */
-  close(): void {
-    this.closed = true;
-    this.waiters.wakeAll();
-  }
-
-  /** True once {@link DeltaFIFO.close} was called. */
-  isClosed(): boolean {
-    return this.closed;
-  }
-
   /** The newest object of every queued key, in queue order (a snapshot; do not mutate the objects). */
   list(): Array<T | DeletedFinalStateUnknown<T>> {
     const out = new Array<T | DeletedFinalStateUnknown<T>>(this.queue.size);
@@ -290,9 +197,11 @@ export class DeltaFIFO<T> implements Queue<T> {
     return this.queue.size;
   }
 
-  private transform(obj: T | DeletedFinalStateUnknown<T>): T | DeletedFinalStateUnknown<T> {
-    if (this.transformer === undefined || obj instanceof DeletedFinalStateUnknown) return obj;
-    return this.transformer(obj);
+  protected shift(): Popped<T> {
+    const key = this.queue.shift() as string;
+    const deltas = this.items.get(key) as ObjectDelta<T>[];
+    this.items.delete(key);
+    return { key, deltas };
   }
 
   private queueAction(type: ObjectDeltaType, key: string, object: T | DeletedFinalStateUnknown<T>): void {
@@ -309,7 +218,9 @@ export class DeltaFIFO<T> implements Queue<T> {
   }
 
   /** Puts popped deltas back: merged before newer deltas of a re-queued key, else at the back. */
-  private requeue(key: string, deltas: ObjectDelta<T>[]): void {
+  protected requeue(item: Popped<T>): void {
+    const key = item.key;
+    const deltas = item.deltas as ObjectDelta<T>[];
     this.populated = true;
     const newer = this.items.get(key);
     if (newer === undefined) {

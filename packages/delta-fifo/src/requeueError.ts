@@ -6,8 +6,11 @@
  * - `DeltaFIFO`: the deltas go back under their key. If the key was queued again meanwhile, they are
  *   merged in front of the newer deltas and the key keeps its current place in line; otherwise the
  *   key is appended at the back (client-go's `addIfNotPresent`).
- * - `RealFIFO`: the entry (or the whole batch of `popBatch`) goes back to the head of the log, so
- *   the order of events is kept and a requeued initial item still counts as initial.
+ * - `RealFIFO`, `AtomicFIFO`: the entry (or the whole batch of `popBatch`) goes back to the head of
+ *   the log, so the order of events is kept.
+ * - In every queue the item counts as processed for `hasSynced` (client-go 1.36 counts a pop once
+ *   its process function returned, whatever it returned): a requeued initial item is popped again
+ *   with `isInInitialList` false.
  * - Then `pop` resolves with the deltas when there is no `cause` (a silent retry), and rejects with
  *   this `RequeueError` when there is one (client-go returns `ErrRequeue.Err`).
  */

@@ -1,11 +1,13 @@
 import { ErrorCodes } from '@kinformer/core';
+import { AtomicFIFO } from './atomicFifo.js';
+import type { AtomicFIFOOptions } from './atomicFifo.js';
 import type { Deltas } from './queue.js';
 import { RealFIFO } from './realFifo.js';
-import type { RealFIFOOptions } from './realFifo.js';
 
 // Ports of client-go's tools/cache/the_real_fifo_test.go atomic-mode tests (TestRealFIFO_ReplaceAtomic,
 // TestRealFIFO_ReplaceAtomicPop, TestRealFIFO_ResyncAtomic and the non-atomic bookmark case), plus
-// kinformer's own tests of the atomic mode.
+// kinformer's own tests of the AtomicFIFO. What it shares with the other queues is in
+// fifo.scenarios.test.ts.
 
 interface TestObj {
   name: string;
@@ -14,23 +16,23 @@ interface TestObj {
 const mk = (name: string, val: unknown): TestObj => ({ name, val });
 const keyFunction = (o: TestObj): string => o.name;
 
-function atomicFifo(options: RealFIFOOptions<TestObj> = {}): RealFIFO<TestObj> {
-  return new RealFIFO<TestObj>({ keyFunction, atomicEvents: true, emitDeltaTypeBookmark: true, ...options });
+function atomicFifo(options: AtomicFIFOOptions<TestObj> = {}): AtomicFIFO<TestObj> {
+  return new AtomicFIFO<TestObj>({ keyFunction, emitDeltaTypeBookmark: true, ...options });
 }
 
 /** client-go's popN + collapseDeltas: pops everything queued and concatenates the deltas. */
-async function popAll(f: RealFIFO<TestObj>): Promise<Deltas<TestObj>> {
+async function popAll(f: AtomicFIFO<TestObj> | RealFIFO<TestObj>): Promise<Deltas<TestObj>> {
   const out: Deltas<TestObj> = [];
   while (f.length() > 0) out.push(...(await f.pop(() => undefined)));
   return out;
 }
 
-describe('RealFIFO in atomic mode (client-go AtomicFIFO)', () => {
+describe('AtomicFIFO (client-go 1.36 RealFIFO with AtomicEvents)', () => {
   describe('replace appends one ReplacedAll delta (TestRealFIFO_ReplaceAtomic)', () => {
     const obj = mk('foo', 2);
     const cases: Array<{
       name: string;
-      operations: (f: RealFIFO<TestObj>) => void;
+      operations: (f: AtomicFIFO<TestObj>) => void;
       expected: Deltas<TestObj>;
     }> = [
       {
@@ -118,12 +120,12 @@ describe('RealFIFO in atomic mode (client-go AtomicFIFO)', () => {
     });
   });
 
-  it('ignores bookmarks without atomic mode (client-go: "Bookmark object should not be added without atomic")', async () => {
+  it('has no bookmarks without atomic events (client-go: "Bookmark object should not be added without atomic")', async () => {
     const f = new RealFIFO<TestObj>({
       keyFunction,
       knownObjects: { listKeys: () => [], getByKey: () => undefined },
     });
-    f.bookmark('123');
+    expect('bookmark' in f).toBe(false); // a reflector then has nothing to call
     f.replace([], '0');
     f.replace([], '1');
     expect(await popAll(f)).toEqual([]);
@@ -133,16 +135,6 @@ describe('RealFIFO in atomic mode (client-go AtomicFIFO)', () => {
     const f = atomicFifo({ emitDeltaTypeBookmark: false });
     f.bookmark('5');
     expect(f.length()).toBe(0);
-  });
-
-  it('refuses knownObjects in atomic mode, and emitDeltaTypeBookmark without it, with ERR_INVALID_OPTION', () => {
-    const knownObjects = { listKeys: () => [], getByKey: () => undefined };
-    expect(() => new RealFIFO<TestObj>({ keyFunction, atomicEvents: true, knownObjects })).toThrow(
-      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
-    );
-    expect(() => new RealFIFO<TestObj>({ keyFunction, emitDeltaTypeBookmark: true })).toThrow(
-      expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
-    );
   });
 
   it('transforms every replaced object once, in list order; a throwing transformer queues nothing', async () => {
@@ -170,13 +162,19 @@ describe('RealFIFO in atomic mode (client-go AtomicFIFO)', () => {
     expect(delta).toEqual({ type: 'ReplacedAll', object: { resourceVersion: '1', objects: [unkeyable] } });
   });
 
-  it('keeps the replace list its own: later changes to the caller’s array do not leak in', async () => {
-    const f = atomicFifo();
-    const items = [mk('a', 1)];
-    f.replace(items, '1');
-    items.push(mk('b', 2));
-    const [delta] = await f.pop(() => undefined);
-    expect(delta!.type === 'ReplacedAll' && delta!.object.objects).toEqual([mk('a', 1)]);
+  it('takes the replace list over without copying it (transformed in place)', async () => {
+    const items = [mk('a', 1), mk('b', 2)];
+    const plain = atomicFifo();
+    plain.replace(items, '1');
+    const [delta] = await plain.pop(() => undefined);
+    expect(delta!.type === 'ReplacedAll' && delta!.object.objects).toBe(items);
+
+    const transformed = atomicFifo({ transformer: (o) => ({ ...o, val: 't' }) });
+    const list = [mk('a', 1)];
+    transformed.replace(list, '2');
+    const [replaced] = await transformed.pop(() => undefined);
+    expect(replaced!.type === 'ReplacedAll' && replaced!.object.objects).toBe(list);
+    expect(list).toEqual([mk('a', 't')]);
   });
 
   describe('hasSynced', () => {
@@ -257,6 +255,5 @@ describe('RealFIFO in atomic mode (client-go AtomicFIFO)', () => {
     f.resync();
     expect(f.listKeys()).toEqual(['a']);
     expect(f.length()).toBe(4);
-    expect(f.isAtomic()).toBe(true);
   });
 });
