@@ -1,9 +1,9 @@
 import { LogFIFO, NO_KEY } from './logFifo.js';
-import type { LogFIFOOptions } from './logFifo.js';
 import type { Queue } from './queue.js';
+import type { RealFIFOOptions } from './realFifo.js';
 
 /** Options of {@link AtomicFIFO}: no `knownObjects` (the consumer reconciles a relist with its cache). */
-export interface AtomicFIFOOptions<T> extends Omit<LogFIFOOptions<T>, 'knownObjects'> {
+export interface AtomicFIFOOptions<T> extends Omit<RealFIFOOptions<T>, 'knownObjects'> {
   /**
    * `bookmark(rv)` queues a `Bookmark` delta, so the consumer's cache learns the bookmark's
    * resourceVersion in order with the events (client-go's `EmitDeltaTypeBookmark`). Without it

@@ -14,7 +14,7 @@ export { isObjectDelta } from './queue.js';
 export type { FIFOOptions, KeyListerGetter, TransformFunc } from './fifoOptions.js';
 export type { DeltaFIFOOptions } from './deltaFifo.js';
 export { DeltaFIFO } from './deltaFifo.js';
-export type { LogFIFOOptions, PopBatchOptions, PopBatchProcessFunc } from './logFifo.js';
+export type { PopBatchOptions, PopBatchProcessFunc } from './logFifo.js';
 export { DEFAULT_BATCH_SIZE } from './logFifo.js';
 export type { RealFIFOOptions } from './realFifo.js';
 export { RealFIFO } from './realFifo.js';

@@ -13,12 +13,6 @@ export const NO_KEY = '';
 /** client-go's default (and our default) maximum batch size of `popBatch`. */
 export const DEFAULT_BATCH_SIZE = 1000;
 
-/** Options of {@link RealFIFO} and {@link AtomicFIFO}'s batching. */
-export interface LogFIFOOptions<T> extends FIFOOptions<T> {
-  /** Default `maxBatch` of `popBatch`. Default: 1000 (client-go's). */
-  batchSize?: number;
-}
-
 /** Options of `popBatch`. */
 export interface PopBatchOptions {
   /** At most this many entries per batch (an integer ≥ 1). Default: the FIFO's `batchSize`. */
@@ -46,7 +40,7 @@ export abstract class LogFIFO<T> extends FIFOCore<T> {
   protected readonly keys = new RingBuffer<string>();
   private readonly batchSize: number;
 
-  protected constructor(options: LogFIFOOptions<T>, component: string) {
+  protected constructor(options: FIFOOptions<T> & { batchSize?: number }, component: string) {
     super(options, component);
     this.batchSize = checkBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE, 'batchSize');
   }

@@ -1,12 +1,14 @@
 import { DeletedFinalStateUnknown } from '@kinformer/core';
-import type { KeyListerGetter } from './fifoOptions.js';
 import { LogFIFO } from './logFifo.js';
-import type { LogFIFOOptions } from './logFifo.js';
+import type { FIFOOptions, KeyListerGetter } from './fifoOptions.js';
 import { isObjectDelta } from './queue.js';
 import type { Delta, Queue } from './queue.js';
 
-/** Options of {@link RealFIFO}. */
-export type RealFIFOOptions<T> = LogFIFOOptions<T>;
+/** Options of {@link RealFIFO} (and, but `knownObjects`, of {@link AtomicFIFO}). */
+export interface RealFIFOOptions<T> extends FIFOOptions<T> {
+  /** Default `maxBatch` of `popBatch`. Default: 1000 (client-go's). */
+  batchSize?: number;
+}
 
 /**
  * client-go's `RealFIFO` without atomic events: an in-order log of every notification. Each entry is

@@ -96,6 +96,7 @@ export {
   newStore,
 } from '@kinformer/cache';
 export type {
+  AtomicFIFOOptions,
   BookmarkInfo,
   Delta,
   DeltaFIFOOptions,
@@ -114,7 +115,14 @@ export type {
   SyncAllInfo,
   TransformFunc,
 } from '@kinformer/delta-fifo';
-export { DEFAULT_BATCH_SIZE, DeltaFIFO, RealFIFO, RequeueError, isObjectDelta } from '@kinformer/delta-fifo';
+export {
+  AtomicFIFO,
+  DEFAULT_BATCH_SIZE,
+  DeltaFIFO,
+  RealFIFO,
+  RequeueError,
+  isObjectDelta,
+} from '@kinformer/delta-fifo';
 export type {
   ExpectedType,
   ListFunc,
