@@ -1,5 +1,7 @@
 export type { ListWatchOptions } from './createListWatch.js';
 export { createListWatch } from './createListWatch.js';
+export type { KubeConfigListerWatcherRequest } from './kubeConfigListerWatchers.js';
+export { kubeConfigListerWatchers } from './kubeConfigListerWatchers.js';
 export type { ApiResource } from './resourcePath.js';
 export { collectionPath } from './resourcePath.js';
 export type { WatchEventStreamOptions, WatchStreamSummary } from './watchEventStream.js';

@@ -99,6 +99,12 @@ export const ErrorCodes = {
   ABORTED: 'ERR_ABORTED',
   /** Leader election could not acquire, renew or release its lease. */
   LEADER_ELECTION: 'ERR_LEADER_ELECTION',
+  /** A reconcile failed in a way retrying cannot fix (`TerminalError`): logged and counted, not retried. */
+  TERMINAL: 'ERR_TERMINAL',
+  /** A reconcile ran longer than its controller's `reconcileTimeoutMs`. */
+  RECONCILE_TIMEOUT: 'ERR_RECONCILE_TIMEOUT',
+  /** A read of a kind the Manager neither caches nor has a cache policy for. */
+  KIND_NOT_CACHED: 'ERR_KIND_NOT_CACHED',
 } as const;
 
 /** One of {@link ErrorCodes}' values. */

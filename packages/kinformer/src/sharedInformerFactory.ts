@@ -1,6 +1,4 @@
-import { createListWatch } from '@kinformer/client-node';
-import { deletionHandlingMetaNamespaceKeyFunc, ErrorCodes, KinformerError } from '@kinformer/core';
-import type { KubeObject, Logger } from '@kinformer/core';
+import { kubeConfigListerWatchers } from '@kinformer/client-node';
 import { InformerFactory } from '@kinformer/informer';
 import type { InformerFactoryOptions, ListerWatcherFactory } from '@kinformer/informer';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -52,7 +50,11 @@ export class SharedInformerFactory extends InformerFactory {
    * otherwise, or for a negative `defaultResyncMs`.
    */
   constructor(kubeConfig: KubeConfig | undefined, options: SharedInformerFactoryOptions = {}) {
-    super(options.listerWatcherFactory ?? kubeConfigListerWatchers(kubeConfig, options.logger), options);
+    super(
+      options.listerWatcherFactory ??
+        (kubeConfigListerWatchers(kubeConfig, options.logger) as ListerWatcherFactory),
+      options,
+    );
     const groups = typedInformerGroups((gvr, expectedType, scope) =>
       this.typedInformer(gvr, expectedType, scope),
     );
@@ -64,53 +66,4 @@ export class SharedInformerFactory extends InformerFactory {
     this.coordination = groups.coordination;
     this.rbac = groups.rbac;
   }
-}
-
-/** ListerWatchers over `createListWatch(kubeConfig, …)`, with the request's namespace and selectors. */
-function kubeConfigListerWatchers(
-  kubeConfig: KubeConfig | undefined,
-  logger: Logger | undefined,
-): ListerWatcherFactory {
-  if (kubeConfig === undefined) {
-    throw new KinformerError(
-      ErrorCodes.INVALID_OPTION,
-      'SharedInformerFactory needs a KubeConfig or a listerWatcherFactory',
-    );
-  }
-  return (gvr, request) =>
-    createListWatch(
-      kubeConfig,
-      {
-        ...(gvr.group === undefined ? {} : { group: gvr.group }),
-        version: gvr.version,
-        resource: gvr.resource,
-        ...(request.namespace === '' ? {} : { namespace: request.namespace }),
-      },
-      {
-        ...(request.labelSelector === undefined ? {} : { labelSelector: request.labelSelector }),
-        ...(request.fieldSelector === undefined ? {} : { fieldSelector: request.fieldSelector }),
-        metadataOnly: request.metadataOnly,
-        ...(request.cached === undefined ? {} : { reuseListItem: reuseCached(request.cached) }),
-        ...(logger === undefined ? {} : { logger }),
-      },
-    );
-}
-
-/**
- * A relist keeps the cached object for every item the server did not change (same resourceVersion):
- * the parsed copy becomes garbage at once, so a relist holds the changed objects twice, not all of them.
- */
-function reuseCached(cached: (key: string) => KubeObject | undefined): (item: KubeObject) => KubeObject {
-  return (item) => {
-    const rv = item.metadata?.resourceVersion;
-    if (rv === undefined || rv === '') return item;
-    let key: string;
-    try {
-      key = deletionHandlingMetaNamespaceKeyFunc(item);
-    } catch {
-      return item; // no name: the queue reports it
-    }
-    const old = cached(key);
-    return old !== undefined && old.metadata?.resourceVersion === rv ? old : item;
-  };
 }

@@ -1,0 +1,608 @@
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { kubeConfigListerWatchers } from '@kinformer/client-node';
+import {
+  componentLogger,
+  ErrorCodes,
+  isDeletedFinalStateUnknown,
+  isKinformerError,
+  KinformerError,
+  realClock,
+} from '@kinformer/core';
+import type { Clock, KubeObject, Logger } from '@kinformer/core';
+import { ApiEventRecorder } from '@kinformer/events';
+import type { EventRecorder } from '@kinformer/events';
+import { dropManagedFields, InformerFactory, waitForCacheSync } from '@kinformer/informer';
+import type { InformerAndLister, ListerWatcherFactory, SharedIndexInformer } from '@kinformer/informer';
+import { LeaderElector, LeaseLock } from '@kinformer/leader-election';
+import { createHealthHandler, createMetricsHandler, pingCheck } from '@kinformer/prometheus/health';
+import type { HealthCheck } from '@kinformer/prometheus/health';
+import { defaultControllerRateLimiter } from '@kinformer/workqueue';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ControllerBuilder } from './controllerBuilder.js';
+import type { ControllerSpec, SourceOptions, SourceSpec } from './controllerBuilder.js';
+import { kindString } from './kinds.js';
+import type { Kind } from './kinds.js';
+import { ManagedController, objectKey, sourceLabel } from './managedController.js';
+import type { KeySource } from './managedController.js';
+import type { RuntimeMetrics } from './metrics.js';
+import type { Predicate } from './predicates.js';
+import { controllerOf, groupOf } from './ownerReferences.js';
+import type { ReconcileHook } from './reconcileContext.js';
+import { runtimeClientOver } from './runtimeClient.js';
+import type { ObjectRef, ObjectWriter, RuntimeClient, WriteRecorder } from './runtimeClient.js';
+import { kubeObjectWriter } from './kubeObjectWriter.js';
+import { WriteOverlay } from './writeOverlay.js';
+
+/** Leader election of a {@link Manager}: one Lease; controllers run only while this replica holds it. */
+export interface ManagerLeaderElectionOptions {
+  /** The Lease's namespace. */
+  namespace: string;
+  /** The Lease's name (usually the operator's name). */
+  name: string;
+  /** This replica's identity (default: `$POD_NAME`, else the hostname and a random suffix). */
+  identity?: string;
+  /** Default 15 s. */
+  leaseDurationMs?: number;
+  /** Default 10 s. */
+  renewDeadlineMs?: number;
+  /** Default 2 s. */
+  retryPeriodMs?: number;
+  /**
+   * Release the Lease when the Manager stops (after every reconcile has ended), so the next replica
+   * leads within about a retry period instead of a lease duration. Default true.
+   */
+  releaseOnCancel?: boolean;
+}
+
+/** Options of {@link Manager}. */
+export interface ManagerOptions {
+  /** Names the Manager in logs, Events (`reportingController`) and as the default field manager. Default `kinformer-manager`. */
+  name?: string;
+  /** Cache (and reconcile) only this namespace; default: all namespaces. */
+  namespace?: string;
+  /** Leader election over a Lease; absent or false: every controller runs at once. */
+  leaderElection?: ManagerLeaderElectionOptions | false;
+  /**
+   * Start the informers (and queue keys) before this replica leads, so a new leader reconciles
+   * within a second of winning instead of after its caches sync (controller-runtime's
+   * `EnableWarmup`). Default true; false saves a standby's memory.
+   */
+  warmup?: boolean;
+  /**
+   * Serve `/healthz`, `/readyz` (false until every cache synced; `/readyz/informer-sync` says why,
+   * e.g. a 403) and, with `metrics`, `/metrics` on this port (0: any free port; see
+   * {@link Manager.probeAddress}). Absent: no server.
+   */
+  probes?: { port: number; host?: string };
+  /** controller-runtime's metrics (`@kinformer/prometheus`'s `controllerRuntimeMetrics()`). */
+  metrics?: RuntimeMetrics;
+  /** How long a stop waits for reconciles in flight (they see `ctx.signal` abort at once). Default 30 s. */
+  gracefulShutdownMs?: number;
+  /**
+   * Drop `metadata.managedFields` from every cached object (often a third of an object's JSON; a
+   * reconcile almost never reads it). Default true; logged once at start.
+   */
+  stripManagedFields?: boolean;
+  /** Wraps every reconcile of every controller (instrumentation, sharding). */
+  reconcileHook?: ReconcileHook;
+  /** What `ctx.client` writes through (default: `@kinformer/client-node`'s ObjectClient on the KubeConfig). */
+  writer?: ObjectWriter;
+  /** The Event recorder of `ctx.recorder` (default: an `ApiEventRecorder` on the KubeConfig). */
+  recorder?: EventRecorder;
+  /** Builds the ListerWatchers (default: `createListWatch` on the KubeConfig). */
+  listerWatcherFactory?: ListerWatcherFactory;
+  /** Per-key retry backoff base and cap (default 5 ms → 1,000 s, controller-runtime's). */
+  retry?: { baseDelayMs?: number; maxDelayMs?: number };
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** An index over a kind's cache (from {@link Manager.index}). */
+export interface IndexRef<T extends KubeObject> {
+  /** The objects whose index function returned `value`. */
+  list(value: string): T[];
+  /** Their keys (`namespace/name`): what a `watches` mapping usually returns. */
+  keys(value: string): string[];
+}
+
+/**
+ * The runtime's root (controller-runtime's `Manager`): one shared informer cache, the controllers
+ * built on it, leader election, probes, metrics and graceful shutdown.
+ *
+ * ```ts
+ * const mgr = new Manager(kubeConfig, { name: 'widget-operator', leaderElection: { namespace: 'ops', name: 'widget-operator' } });
+ * mgr.controller('widgets').for(widgets).owns(kinds.configMaps).reconcile(async (ctx) => { … });
+ * await mgr.start(setupSignalHandler());
+ * ```
+ */
+export class Manager {
+  readonly name: string;
+  readonly factory: InformerFactory;
+  readonly client: RuntimeClient;
+  readonly recorder: EventRecorder;
+  readonly #options: ManagerOptions;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #overlay: WriteOverlay;
+  readonly #controllers: Array<{ controller: ManagedController<KubeObject>; leader: boolean }> = [];
+  readonly #informers = new Map<string, InformerAndLister<KubeObject>>();
+  readonly #ownRecorder: ApiEventRecorder | undefined;
+  readonly #elector: LeaderElector | undefined;
+  #leading = false;
+  #started = false;
+  #server: Server | undefined;
+  #stopReason: unknown;
+
+  constructor(kubeConfig: KubeConfig | undefined, options: ManagerOptions = {}) {
+    this.name = options.name ?? 'kinformer-manager';
+    this.#options = options;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = componentLogger(options.logger, { component: 'manager', manager: this.name });
+    const strip = options.stripManagedFields ?? true;
+    this.factory = new InformerFactory(
+      options.listerWatcherFactory ??
+        (kubeConfigListerWatchers(kubeConfig, options.logger) as ListerWatcherFactory),
+      {
+        ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+        ...(strip ? { transform: dropManagedFields } : {}),
+        clock: this.#clock,
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+      },
+    );
+    this.#overlay = new WriteOverlay();
+    const recorder: WriteRecorder = {
+      wrote: (kind, obj) => this.#recordWrite(kind, obj),
+      deleted: (kind, ref, uid) => this.#recordDelete(kind, ref, uid),
+    };
+    if (options.writer !== undefined) this.client = runtimeClientOver(options.writer, recorder);
+    else if (kubeConfig !== undefined)
+      this.client = runtimeClientOver(kubeObjectWriter(kubeConfig, { fieldManager: this.name }), recorder);
+    else throw new KinformerError(ErrorCodes.INVALID_OPTION, 'Manager needs a KubeConfig or a writer');
+    if (options.recorder !== undefined) this.recorder = options.recorder;
+    else if (kubeConfig !== undefined) {
+      this.#ownRecorder = new ApiEventRecorder(kubeConfig, {
+        reportingController: this.name,
+        clock: this.#clock,
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+      });
+      this.recorder = this.#ownRecorder;
+    } else throw new KinformerError(ErrorCodes.INVALID_OPTION, 'Manager needs a KubeConfig or a recorder');
+    const le = options.leaderElection;
+    if (le) {
+      if (kubeConfig === undefined)
+        throw new KinformerError(ErrorCodes.INVALID_OPTION, 'leader election needs a KubeConfig');
+      const lock = new LeaseLock(kubeConfig, {
+        namespace: le.namespace,
+        name: le.name,
+        identity: le.identity ?? defaultIdentity(),
+      });
+      this.#elector = new LeaderElector({
+        lock,
+        releaseOnCancel: le.releaseOnCancel ?? true,
+        clock: this.#clock,
+        ...(le.leaseDurationMs === undefined ? {} : { leaseDurationMs: le.leaseDurationMs }),
+        ...(le.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: le.renewDeadlineMs }),
+        ...(le.retryPeriodMs === undefined ? {} : { retryPeriodMs: le.retryPeriodMs }),
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+        callbacks: {
+          onStartedLeading: (signal) => this.#lead(signal),
+          onStoppedLeading: () => {
+            this.#leading = false;
+          },
+        },
+      });
+    }
+  }
+
+  /** Starts building a controller named `name` (unique within the Manager). */
+  controller(name: string): ControllerBuilder {
+    if (this.#controllers.some((c) => c.controller.name === name))
+      throw new KinformerError(ErrorCodes.INVALID_OPTION, `a controller named ${name} exists already`);
+    return new ControllerBuilder(name, (spec) => this.#add(spec));
+  }
+
+  /**
+   * The shared informer and lister of a kind (started with the Manager). Controllers use the same
+   * ones; ask with the same options to share.
+   */
+  informer<T extends KubeObject>(
+    kind: Kind<T>,
+    options: Omit<SourceOptions<T>, 'predicates'> & { metadataOnly?: boolean } = {},
+  ): InformerAndLister<T> {
+    const key = `${kindString(kind)}?${options.namespace ?? ''}&${options.labelSelector ?? ''}&${options.fieldSelector ?? ''}&${options.metadataOnly === true}`;
+    const existing = this.#informers.get(key);
+    if (existing !== undefined) return existing as unknown as InformerAndLister<T>;
+    const pair = this.factory.forResource<T>(kind, {
+      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+      ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+      ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
+      ...(options.metadataOnly === true ? { metadataOnly: true } : {}),
+    });
+    this.#informers.set(key, pair as unknown as InformerAndLister<KubeObject>);
+    if (options.metadataOnly !== true) {
+      // Read-your-writes: what the informer delivers retires the overlay's entries for it.
+      const kindKey = kindString(kind);
+      const overlay = this.#overlay;
+      pair.informer.addEventHandler(
+        {
+          onAdd: (obj) => overlay.observe(kindKey, objectKey(obj), obj, false),
+          onUpdate: (_old, obj) => overlay.observe(kindKey, objectKey(obj), obj, false),
+          onDelete: (obj) => {
+            const last = isDeletedFinalStateUnknown(obj) ? obj.obj : obj;
+            overlay.observe(kindKey, objectKey(last), last, true);
+          },
+        },
+        { name: `${this.name}:overlay` },
+      );
+    }
+    if (this.#started) this.factory.start(this.#stopSignal ?? new AbortController().signal);
+    return pair;
+  }
+
+  /**
+   * Reads `key` of `kind` as a reconcile sees it: the controller's own writes first (the
+   * read-your-writes overlay), then the shared cache. Needs an informer for the kind (a controller's
+   * source or {@link informer}); throws `ERR_KIND_NOT_CACHED` otherwise rather than starting a
+   * cluster-wide informer behind your back.
+   */
+  get<T extends KubeObject>(kind: Kind<T>, key: string): T | undefined {
+    const pair = this.#fullInformerOf(kind);
+    if (pair === undefined) {
+      throw new KinformerError(
+        ErrorCodes.KIND_NOT_CACHED,
+        `no informer caches ${kindString(kind)}: add it to a controller (for/watches) or call mgr.informer(kind) before start`,
+        { details: { kind: kindString(kind) } },
+      );
+    }
+    return this.#overlay.read(
+      kindString(kind),
+      key,
+      pair.informer.getIndexer().getByKey(key) as T | undefined,
+    );
+  }
+
+  /**
+   * An index over `kind`'s shared cache, for `watches` mappings that must find related objects
+   * without scanning: `const byNode = mgr.index(kinds.pods, 'byNode', (p) => [p.spec?.nodeName ?? ''])`.
+   */
+  index<T extends KubeObject>(
+    kind: Kind<T>,
+    name: string,
+    fn: (obj: T) => string[],
+    options: Omit<SourceOptions<T>, 'predicates'> = {},
+  ): IndexRef<T> {
+    const { informer } = this.informer(kind, options);
+    if (!(name in informer.getIndexer().getIndexers())) informer.addIndexers({ [name]: fn });
+    return {
+      list: (value) => informer.getIndexer().byIndex(name, value),
+      keys: (value) => informer.getIndexer().byIndex(name, value).map(objectKey),
+    };
+  }
+
+  /** Whether this replica leads (always true without leader election, once started). */
+  isLeader(): boolean {
+    return this.#elector === undefined ? this.#started : this.#leading;
+  }
+
+  /** Every controller registered so far. */
+  controllers(): ManagedController<KubeObject>[] {
+    return this.#controllers.map((c) => c.controller);
+  }
+
+  /** Where the probe server listens, once started with `probes`. */
+  probeAddress(): { host: string; port: number } | undefined {
+    const a = this.#server?.address();
+    return a && typeof a === 'object'
+      ? { host: (a as AddressInfo).address, port: (a as AddressInfo).port }
+      : undefined;
+  }
+
+  /** The `/readyz` checks: ping, and every informer synced (the failure names each one and why). */
+  readyChecks(): HealthCheck[] {
+    const informers = (): SharedIndexInformer<KubeObject>[] =>
+      [...this.#informers.values()].map((p) => p.informer);
+    return [
+      pingCheck,
+      {
+        name: 'informer-sync',
+        check: () => {
+          const pending = informers().filter((i) => !i.hasSynced());
+          if (pending.length === 0 && this.#started) return undefined;
+          if (!this.#started) return 'not started';
+          return pending
+            .map((i) => {
+              const err = i.syncError();
+              return err === undefined ? `${i.name} not synced` : `${i.name}: ${err.code} ${err.message}`;
+            })
+            .join('; ');
+        },
+      },
+    ];
+  }
+
+  #stopSignal: AbortSignal | undefined;
+
+  /**
+   * Runs everything until `signal` aborts (or leadership is lost): informers, controllers (while
+   * leading), probes. On stop: every reconcile in flight sees `ctx.signal` abort; the Manager waits
+   * up to `gracefulShutdownMs` for them, then releases the Lease, stops the informers and the probe
+   * server. Resolves when all of that is done; rejects with `ERR_LEADER_ELECTION` when leadership
+   * was lost (exit and let the process restart, as controller-runtime does).
+   */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#started)
+      throw new KinformerError(ErrorCodes.ALREADY_STARTED, `manager ${this.name} already started`);
+    this.#started = true;
+    const stop = new AbortController();
+    this.#stopSignal = stop.signal;
+    const onAbort = (): void => stop.abort(signal.reason);
+    if (signal.aborted) stop.abort(signal.reason);
+    else signal.addEventListener('abort', onAbort, { once: true });
+    if (this.#options.stripManagedFields ?? true)
+      this.#logger.info('cached objects drop metadata.managedFields (stripManagedFields: false keeps them)');
+    const workers = new AbortController(); // aborts first on stop, so reconciles end before the Lease is released
+    stop.signal.addEventListener('abort', () => workers.abort(stop.signal.reason), { once: true });
+    try {
+      if (this.#options.probes !== undefined) await this.#serveProbes(this.#options.probes);
+      const warm = this.#elector === undefined || (this.#options.warmup ?? true);
+      for (const c of this.#controllers) if (!c.leader || warm) c.controller.watch();
+      if (warm) this.factory.start(stop.signal);
+      const free = this.#controllers.filter((c) => !c.leader || this.#elector === undefined);
+      const running: Promise<void>[] = [
+        this.#runControllers(
+          free.map((c) => c.controller),
+          workers.signal,
+        ),
+      ];
+      let electorRun: Promise<void> | undefined;
+      const electorStop = new AbortController();
+      if (this.#elector !== undefined) {
+        this.#leadWorkers = workers.signal;
+        electorRun = this.#elector.run(electorStop.signal).catch((err: unknown) => {
+          this.#stopReason = err;
+          stop.abort(err);
+        });
+      }
+      await new Promise<void>((resolve) => {
+        if (stop.signal.aborted) resolve();
+        else stop.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      this.#logger.info({ reason: describe(stop.signal.reason) }, 'stopping');
+      running.push(...this.#leaderRuns);
+      const graceful = this.#options.gracefulShutdownMs ?? 30_000;
+      const grace = new AbortController();
+      const finished = await Promise.race([
+        Promise.all([...running, ...this.#controllers.map((c) => c.controller.stopped())]).then(() => true),
+        this.#clock.sleep(graceful, grace.signal).then(
+          () => false,
+          () => true,
+        ),
+      ]);
+      grace.abort();
+      if (!finished)
+        this.#logger.warn(
+          { gracefulShutdownMs: graceful },
+          'reconciles still running after the graceful shutdown timeout',
+        );
+      for (const c of this.#controllers) c.controller.close();
+      electorStop.abort();
+      await electorRun;
+      await this.factory.shutdown();
+      await this.#ownRecorder?.shutdown();
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      await this.#closeServer();
+    }
+    if (this.#stopReason !== undefined) {
+      throw isKinformerError(this.#stopReason)
+        ? this.#stopReason
+        : new KinformerError(ErrorCodes.LEADER_ELECTION, 'leader election failed', {
+            cause: this.#stopReason,
+          });
+    }
+  }
+
+  #leadWorkers: AbortSignal | undefined;
+  readonly #leaderRuns: Promise<void>[] = [];
+
+  /** Called when this replica starts leading: runs the leader-only controllers until `signal` aborts. */
+  async #lead(signal: AbortSignal): Promise<void> {
+    this.#leading = true;
+    this.#logger.info('leading: starting controllers');
+    const workers = this.#leadWorkers!;
+    const both = AbortSignal.any([signal, workers]);
+    const leaders = this.#controllers.filter((c) => c.leader).map((c) => c.controller);
+    for (const c of leaders) c.watch();
+    this.factory.start(this.#stopSignal!);
+    const run = this.#runControllers(leaders, both);
+    this.#leaderRuns.push(run);
+    await run;
+    if (signal.aborted && !workers.aborted) {
+      // Leadership lost while we were meant to run: stop the whole Manager (controller-runtime exits).
+      throw new KinformerError(ErrorCodes.LEADER_ELECTION, `manager ${this.name} lost its leadership`);
+    }
+  }
+
+  /** Waits for the controllers' caches, then runs their workers until `signal` aborts. */
+  async #runControllers(controllers: ManagedController<KubeObject>[], signal: AbortSignal): Promise<void> {
+    if (controllers.length === 0) return;
+    const synced = await this.#waitSynced(
+      controllers.flatMap((c) => c.syncedFns()),
+      signal,
+    );
+    if (!synced) return;
+    this.#logger.info({ controllers: controllers.map((c) => c.name) }, 'caches synced; starting workers');
+    for (const c of controllers) c.startWorkers(signal);
+    await Promise.all(controllers.map((c) => c.stopped()));
+  }
+
+  /** Waits for sync; a refused list (403, 404) is logged once per cause and waited out (it may be fixed). */
+  async #waitSynced(hasSynced: Array<() => boolean>, signal: AbortSignal): Promise<boolean> {
+    let lastCause = '';
+    for (;;) {
+      try {
+        return await waitForCacheSync({ signal, clock: this.#clock }, ...hasSynced);
+      } catch (err) {
+        const cause = isKinformerError(err) && isKinformerError(err.cause) ? err.cause : err;
+        const text = isKinformerError(cause) ? `${cause.code} ${cause.message}` : String(cause);
+        if (text !== lastCause) this.#logger.error({ err: cause }, 'caches cannot sync yet; still trying');
+        lastCause = text;
+        try {
+          await this.#clock.sleep(1000, signal);
+        } catch {
+          return false;
+        }
+      }
+    }
+  }
+
+  #add<T extends KubeObject>(spec: ControllerSpec<T>): ManagedController<T> {
+    if (this.#started)
+      throw new KinformerError(ErrorCodes.ALREADY_STARTED, `controller ${spec.name} was added after start`);
+    const primary = spec.primary;
+    const sources: KeySource[] = spec.sources.map((s) => this.#source(s, primary, spec.predicates));
+    const retry = this.#options.retry ?? {};
+    const controller = new ManagedController<T>({
+      name: spec.name,
+      primary: primary === undefined ? undefined : { kind: primary, read: (key) => this.get(primary, key) },
+      sources,
+      reconciler: spec.reconciler,
+      concurrency: spec.concurrency,
+      reconcileTimeoutMs: spec.reconcileTimeoutMs,
+      rateLimiter: defaultControllerRateLimiter({ clock: this.#clock, ...retry }),
+      hook: this.#options.reconcileHook,
+      client: this.client,
+      recorder: this.recorder,
+      metrics: this.#options.metrics,
+      clock: this.#clock,
+      logger: componentLogger(this.#options.logger, { component: 'controller', controller: spec.name }),
+    });
+    this.#controllers.push({
+      controller: controller as unknown as ManagedController<KubeObject>,
+      leader: spec.needLeaderElection,
+    });
+    return controller;
+  }
+
+  #source(spec: SourceSpec, primary: Kind | undefined, shared: readonly Predicate[]): KeySource {
+    const predicates = [...shared, ...(spec.options.predicates ?? [])];
+    const scope = {
+      ...(spec.options.namespace === undefined ? {} : { namespace: spec.options.namespace }),
+      ...(spec.options.labelSelector === undefined ? {} : { labelSelector: spec.options.labelSelector }),
+      ...(spec.options.fieldSelector === undefined ? {} : { fieldSelector: spec.options.fieldSelector }),
+    };
+    switch (spec.type) {
+      case 'for':
+        return {
+          label: sourceLabel(spec.kind),
+          informer: this.informer(spec.kind, scope).informer,
+          keys: (obj) => [objectKey(obj)],
+          predicates,
+        };
+      case 'owns': {
+        if (primary === undefined)
+          throw new KinformerError(
+            ErrorCodes.INVALID_OPTION,
+            'owns() needs a primary kind: call for() first',
+          );
+        const group = primary.group;
+        return {
+          label: sourceLabel(spec.kind, 'owned'),
+          informer: this.informer(spec.kind, { ...scope, metadataOnly: true }).informer,
+          keys: (obj) => {
+            const ref = controllerOf(obj);
+            if (ref === undefined || ref.kind !== primary.kind || groupOf(ref.apiVersion) !== group)
+              return [];
+            const ns = obj.metadata?.namespace;
+            return [primary.namespaced && ns ? `${ns}/${ref.name}` : ref.name];
+          },
+          predicates,
+        };
+      }
+      case 'watches': {
+        const map = spec.map;
+        return {
+          label: sourceLabel(spec.kind),
+          informer: this.informer(spec.kind, scope).informer,
+          keys: function* (obj) {
+            for (const k of map(obj))
+              yield typeof k === 'string' ? k : k.namespace ? `${k.namespace}/${k.name}` : k.name;
+          },
+          predicates,
+        };
+      }
+    }
+  }
+
+  #recordWrite(kind: Kind, obj: KubeObject): void {
+    const key = objectKey(obj);
+    const kindKey = kindString(kind);
+    this.#overlay.recordWrite(kindKey, key, obj, this.#cached(kind, key));
+  }
+
+  #recordDelete(kind: Kind, ref: ObjectRef, uid: string | undefined): void {
+    const key = ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
+    this.#overlay.recordDelete(kindString(kind), key, uid, this.#cached(kind, key));
+  }
+
+  #cached(kind: Kind, key: string): KubeObject | undefined {
+    return this.#fullInformerOf(kind)?.informer.getIndexer().getByKey(key);
+  }
+
+  #fullInformerOf(kind: Kind): InformerAndLister<KubeObject> | undefined {
+    const prefix = `${kindString(kind)}?`;
+    for (const [key, pair] of this.#informers)
+      if (key.startsWith(prefix) && key.endsWith('&false')) return pair;
+    return undefined;
+  }
+
+  async #serveProbes(probes: { port: number; host?: string }): Promise<void> {
+    const health = createHealthHandler({
+      healthz: [pingCheck],
+      readyz: this.readyChecks(),
+      onFailure: (endpoint, report) =>
+        this.#logger.warn(
+          { endpoint, failed: report.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.reason ?? ''}`) },
+          'probe failed',
+        ),
+    });
+    const registry = this.#options.metrics?.registry;
+    const metrics = registry === undefined ? undefined : createMetricsHandler(registry);
+    const server = createServer((req, res) => {
+      if (health(req, res)) return;
+      if (metrics !== undefined && metrics(req, res)) return;
+      res.statusCode = 404;
+      res.end('404 page not found\n');
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(probes.port, probes.host ?? '0.0.0.0', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.#server = server;
+  }
+
+  async #closeServer(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    if (server === undefined) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** `$POD_NAME`, else `<hostname>_<random>` (client-go's examples use the hostname plus a UUID). */
+function defaultIdentity(): string {
+  const pod = process.env['POD_NAME'];
+  if (pod) return pod;
+  return `${process.env['HOSTNAME'] ?? 'kinformer'}_${Math.random().toString(36).slice(2, 10)}`;
+}
+
+function describe(reason: unknown): string {
+  if (reason instanceof Error) return reason.message;
+  return reason === undefined ? 'stopped' : String(reason);
+}

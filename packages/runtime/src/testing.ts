@@ -1,0 +1,103 @@
+/**
+ * `@kinformer/runtime/testing`: run a Manager against the embedded `FakeApiServer`, the envtest of
+ * TypeScript without etcd or kube-apiserver binaries.
+ *
+ * ```ts
+ * await using env = await TestEnv.start();
+ * const mgr = env.manager({ name: 'my-operator' });
+ * mgr.controller('x').for(kinds.deployments).reconcile(reconcile);
+ * env.run(mgr);
+ * await env.server.waitFor(() => …);
+ * ```
+ */
+import { FakeApiServer } from '@kinformer/testing';
+import type { FakeApiServerOptions } from '@kinformer/testing';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Manager } from './manager.js';
+import type { ManagerOptions } from './manager.js';
+
+/** Options of {@link TestEnv.start}. */
+export interface TestEnvOptions {
+  /** Options of the FakeApiServer it starts (ignored when `server` is given). */
+  server?: FakeApiServerOptions;
+  /** Use this server instead of starting one (it is not closed by {@link TestEnv.stop}). */
+  existingServer?: FakeApiServer;
+  /** How long {@link TestEnv.stop} waits for each Manager to stop before giving up on it. Default 10 s. */
+  stopTimeoutMs?: number;
+}
+
+/**
+ * A FakeApiServer and the Managers started on it. {@link stop} (or `await using`) stops every
+ * Manager (bounded, so a failing test never hangs the runner) and closes the server. Managers log
+ * nothing below `error` unless given a logger (`KINFORMER_LOG_LEVEL` still applies), so expected,
+ * retried faults stay out of the test output.
+ */
+export class TestEnv {
+  readonly server: FakeApiServer;
+  readonly kubeConfig: KubeConfig;
+  readonly #ownServer: boolean;
+  readonly #stopTimeoutMs: number;
+  readonly #runs: Array<{ stop: AbortController; done: Promise<unknown>; manager: Manager }> = [];
+
+  private constructor(server: FakeApiServer, own: boolean, stopTimeoutMs: number) {
+    this.server = server;
+    this.kubeConfig = server.kubeConfig();
+    this.#ownServer = own;
+    this.#stopTimeoutMs = stopTimeoutMs;
+  }
+
+  static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
+    const server = options.existingServer ?? (await FakeApiServer.start(options.server ?? {}));
+    return new TestEnv(server, options.existingServer === undefined, options.stopTimeoutMs ?? 10_000);
+  }
+
+  /** A Manager on this server (not started; call {@link run}). */
+  manager(options: ManagerOptions = {}): Manager {
+    return new Manager(this.kubeConfig, { gracefulShutdownMs: 5_000, ...options });
+  }
+
+  /**
+   * Starts `manager` in the background. Returns a function that stops it and resolves when it has
+   * stopped (with its error, if `start` rejected: a lost lease).
+   */
+  run(manager: Manager): () => Promise<unknown> {
+    const stop = new AbortController();
+    const done = manager.start(stop.signal).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    const entry = { stop, done, manager };
+    this.#runs.push(entry);
+    return async () => {
+      stop.abort();
+      return await this.#bounded(done);
+    };
+  }
+
+  /** Stops every Manager started with {@link run}, then closes the server (if this env started it). */
+  async stop(): Promise<void> {
+    for (const r of this.#runs) r.stop.abort();
+    await Promise.all(this.#runs.map((r) => this.#bounded(r.done)));
+    this.#runs.length = 0;
+    if (this.#ownServer) await this.server.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  async #bounded(p: Promise<unknown>): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<unknown>((resolve) => {
+      timer = setTimeout(
+        () => resolve(new Error(`a Manager did not stop within ${this.#stopTimeoutMs} ms`)),
+        this.#stopTimeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([p, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
