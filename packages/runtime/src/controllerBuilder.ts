@@ -84,7 +84,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
       this.#invalid('for() was called twice: a controller has one primary kind');
     const self = this as unknown as ControllerBuilder<P>;
     self.#primary = kind;
-    self.#sources.push({ type: 'for', kind, options: options as SourceOptions });
+    self.#sources.push({ type: 'for', kind, options: options });
     return self;
   }
 
@@ -109,7 +109,7 @@ export class ControllerBuilder<T extends KubeObject = KubeObject> {
       type: 'watches',
       kind,
       map: map as MapToKeys<KubeObject>,
-      options: options as SourceOptions,
+      options: options,
     });
     return this;
   }

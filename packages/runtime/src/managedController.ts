@@ -262,7 +262,7 @@ export class ManagedController<T extends KubeObject = KubeObject> {
     let failed = false;
     try {
       const call = (): Promise<ReconcileResult> => Promise.resolve(deps.reconciler(ctx));
-      result = await (deps.hook === undefined ? call() : deps.hook(ctx as ReconcileContext, call));
+      result = await (deps.hook === undefined ? call() : deps.hook(ctx, call));
       if (run.signal.aborted && isKinformerError(run.signal.reason, ErrorCodes.RECONCILE_TIMEOUT)) {
         failed = true;
         failure = run.signal.reason;

@@ -142,8 +142,7 @@ export class Manager {
     this.#logger = componentLogger(options.logger, { component: 'manager', manager: this.name });
     const strip = options.stripManagedFields ?? true;
     this.factory = new InformerFactory(
-      options.listerWatcherFactory ??
-        (kubeConfigListerWatchers(kubeConfig, options.logger) as ListerWatcherFactory),
+      options.listerWatcherFactory ?? kubeConfigListerWatchers(kubeConfig, options.logger),
       {
         ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
         ...(strip ? { transform: dropManagedFields } : {}),
@@ -294,9 +293,7 @@ export class Manager {
   /** Where the probe server listens, once started with `probes`. */
   probeAddress(): { host: string; port: number } | undefined {
     const a = this.#server?.address();
-    return a && typeof a === 'object'
-      ? { host: (a as AddressInfo).address, port: (a as AddressInfo).port }
-      : undefined;
+    return a && typeof a === 'object' ? { host: a.address, port: a.port } : undefined;
   }
 
   /** The `/readyz` checks: ping, and every informer synced (the failure names each one and why). */
@@ -604,5 +601,5 @@ function defaultIdentity(): string {
 
 function describe(reason: unknown): string {
   if (reason instanceof Error) return reason.message;
-  return reason === undefined ? 'stopped' : String(reason);
+  return reason === undefined ? 'stopped' : typeof reason === 'string' ? reason : JSON.stringify(reason);
 }

@@ -83,7 +83,10 @@ export class WriteOverlay {
 
   #map(kind: string): Map<string, Entry> {
     let m = this.#kinds.get(kind);
-    if (m === undefined) this.#kinds.set(kind, (m = new Map()));
+    if (m === undefined) {
+      m = new Map<string, Entry>();
+      this.#kinds.set(kind, m);
+    }
     return m;
   }
 }
