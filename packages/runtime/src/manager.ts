@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { kubeConfigListerWatchers } from '@kinformer/client-node';
 import {
   componentLogger,
