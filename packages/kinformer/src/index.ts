@@ -153,6 +153,7 @@ export {
 export type {
   ApiErrorOptions,
   ApiResource,
+  KubeConfigListerWatcherRequest,
   ListDecoderOptions,
   ListWatchOptions,
   WatchEventStreamOptions,
@@ -167,6 +168,7 @@ export {
   collectionPath,
   createListWatch,
   isStatus,
+  kubeConfigListerWatchers,
   requestOptions,
   statusFromBody,
 } from '@kinformer/client-node';
@@ -313,6 +315,52 @@ export {
   seriesPatch,
   toEventsV1Event,
 } from '@kinformer/events';
+export type {
+  ApplyOptions,
+  ControllerStats,
+  DefineKindOptions,
+  DeleteOptions,
+  IndexRef,
+  Kind,
+  ManagerLeaderElectionOptions,
+  ManagerOptions,
+  MapToKeys,
+  ObjectRef,
+  ObjectWriter,
+  PatchOptions,
+  Predicate,
+  QueueAddOptions,
+  QueueItem,
+  ReconcileContext,
+  ReconcileHook,
+  ReconcileQueueOptions,
+  ReconcileResult,
+  ReconcileResultLabel,
+  Reconciler,
+  RuntimeClient,
+  RuntimeMetrics,
+  SourceOptions,
+  WriteOptions,
+  WriteRequest,
+} from '@kinformer/runtime';
+export {
+  ControllerBuilder,
+  ManagedController,
+  Manager,
+  PRIORITY_LOW,
+  PRIORITY_NORMAL,
+  ReconcileQueue,
+  TerminalError,
+  controllerOf,
+  defineKind,
+  isTerminalError,
+  kindString,
+  kinds,
+  predicates,
+  runtimeClientOver,
+  setControllerReference,
+  setupSignalHandler,
+} from '@kinformer/runtime';
 export type { SharedInformerFactoryOptions } from './sharedInformerFactory.js';
 export { SharedInformerFactory } from './sharedInformerFactory.js';
 export type {

@@ -10,16 +10,7 @@ export type { ReconcileContext, ReconcileHook, ReconcileResult, Reconciler } fro
 export type { QueueAddOptions, QueueItem, ReconcileQueueOptions } from './reconcileQueue.js';
 export { PRIORITY_LOW, PRIORITY_NORMAL, ReconcileQueue } from './reconcileQueue.js';
 export type { Predicate } from './predicates.js';
-export {
-  and,
-  annotationsChanged,
-  generationChanged,
-  labelsChanged,
-  labelSelector,
-  not,
-  or,
-  resourceVersionChanged,
-} from './predicates.js';
+export { predicates } from './predicates.js';
 export { isTerminalError, TerminalError } from './terminalError.js';
 export { controllerOf, setControllerReference } from './ownerReferences.js';
 export type { ReconcileResultLabel, RuntimeMetrics } from './metrics.js';

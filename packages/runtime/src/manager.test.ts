@@ -2,7 +2,7 @@ import { waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { kinds } from './kinds.js';
 import { setControllerReference } from './ownerReferences.js';
-import { labelSelector } from './predicates.js';
+import { predicates } from './predicates.js';
 import type { ReconcileContext } from './reconcileContext.js';
 import { TerminalError } from './terminalError.js';
 import { TestEnv } from './testing.js';
@@ -84,7 +84,7 @@ describe('Manager', () => {
     const mgr = env.manager();
     mgr
       .controller('dep')
-      .for(kinds.deployments, { predicates: [labelSelector('team=a')] })
+      .for(kinds.deployments, { predicates: [predicates.labelSelector('team=a')] })
       .reconcile((ctx) => {
         keys.push(ctx.key);
       });

@@ -90,3 +90,19 @@ function sameRecord(a: Record<string, string> | undefined, b: Record<string, str
   if (ak.length !== Object.keys(b ?? {}).length) return false;
   return ak.every((k) => a?.[k] === b?.[k] && b !== undefined && Object.hasOwn(b, k));
 }
+
+/**
+ * The predicate builders in one object (`predicates.generationChanged()`,
+ * `predicates.and(predicates.labelSelector('app'), predicates.not(…))`), as controller-runtime's
+ * `predicate` package.
+ */
+export const predicates = Object.freeze({
+  generationChanged,
+  resourceVersionChanged,
+  labelsChanged,
+  annotationsChanged,
+  labelSelector,
+  and,
+  or,
+  not,
+});
