@@ -50,11 +50,7 @@ export class SharedInformerFactory extends InformerFactory {
    * otherwise, or for a negative `defaultResyncMs`.
    */
   constructor(kubeConfig: KubeConfig | undefined, options: SharedInformerFactoryOptions = {}) {
-    super(
-      options.listerWatcherFactory ??
-        (kubeConfigListerWatchers(kubeConfig, options.logger) as ListerWatcherFactory),
-      options,
-    );
+    super(options.listerWatcherFactory ?? kubeConfigListerWatchers(kubeConfig, options.logger), options);
     const groups = typedInformerGroups((gvr, expectedType, scope) =>
       this.typedInformer(gvr, expectedType, scope),
     );
