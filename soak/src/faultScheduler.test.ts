@@ -1,9 +1,11 @@
 import { createListWatch } from '@kinformer/client-node';
 import { ErrorCodes, isKinformerError, type KubeObject } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '@kinformer/testing';
 import { CountingListerWatcher } from './countingListerWatcher.js';
 import {
   ContinueTrap,
+  FAILURE_WINDOW_MS,
   FAULT_KINDS,
   FaultScheduler,
   MAX_PENDING_FAILURES,
@@ -13,9 +15,12 @@ import { Prng } from './prng.js';
 import { WIDGETS_DEFINITION } from './churn.js';
 
 let server: FakeApiServer;
+/** The server's clock: failure windows end only when a test moves it. */
+let clock: FakeClock;
 
 beforeEach(async () => {
-  server = await FakeApiServer.start({ recordRequests: false, resources: [WIDGETS_DEFINITION] });
+  clock = new FakeClock(1_000_000);
+  server = await FakeApiServer.start({ recordRequests: false, resources: [WIDGETS_DEFINITION], clock });
 });
 
 afterEach(async () => {
@@ -68,6 +73,38 @@ test('the failure rules hit requests, and stop() cancels the rest and counts the
   await expect(lw.list({}, { signal })).resolves.toMatchObject({ items: [] });
 });
 
+// The ten-minute soak at a fault every 2 s (seed 42): rules that waited for "the next request" fell on
+// the one informer in backoff, twelve LISTs in a row, and `all/widgets` had no watch for 378 s.
+test('a failure rule lasts FAILURE_WINDOW_MS: a request sent after its window is not failed for it', async () => {
+  const scheduler = new FaultScheduler(server, new Prng(3), new ContinueTrap(server), {
+    meanTicks: 1,
+    tickMs: 10,
+    weights: only('error-500'),
+  });
+  await scheduler.tick();
+  const lw = createListWatch<KubeObject>(server.kubeConfig(), { version: 'v1', resource: 'pods' });
+  const signal = AbortSignal.timeout(5_000);
+  await expect(lw.list({}, { signal })).rejects.toMatchObject({ code: ErrorCodes.INTERNAL });
+  await clock.tick(FAILURE_WINDOW_MS);
+  await expect(lw.list({}, { signal })).resolves.toMatchObject({ items: [] });
+  scheduler.stop();
+  expect(scheduler.counts['error-500']).toEqual({ injected: 1, skipped: 0, hits: 1 });
+});
+
+test('a continue trap not sprung within its window is dropped', () => {
+  let now = 0;
+  const trap = new ContinueTrap(server, { now: () => now });
+  trap.arm();
+  trap.arm();
+  expect(trap.armed).toBe(2);
+  now = FAILURE_WINDOW_MS;
+  expect(trap.armed).toBe(0);
+  const rv = server.resourceVersion;
+  trap.beforeContinue();
+  expect(trap.sprung).toBe(0);
+  expect(server.resourceVersion).toBe(rv);
+});
+
 test('a stall holds open watches until its time is up, then events flow; stop() releases every stall', async () => {
   server.create('pods', { metadata: { name: 'a', namespace: 'default' } });
   const scheduler = new FaultScheduler(server, new Prng(3), new ContinueTrap(server), {
@@ -96,7 +133,7 @@ test('a stall holds open watches until its time is up, then events flow; stop() 
 test('the continue trap compacts the server before a continuation page, which then gets 410 Expired', async () => {
   for (let i = 0; i < 5; i++)
     server.create('configmaps', { metadata: { name: `cm-${i}`, namespace: 'default' } });
-  const trap = new ContinueTrap(server);
+  const trap = new ContinueTrap(server, { now: () => clock.now() });
   const lw = new CountingListerWatcher(
     createListWatch<KubeObject>(server.kubeConfig(), { version: 'v1', resource: 'configmaps' }),
     trap,
@@ -105,7 +142,7 @@ test('the continue trap compacts the server before a continuation page, which th
   const first = await lw.list({ resourceVersion: '', limit: 2 }, { signal });
   const token = first.metadata!.continue!;
   expect(token).toBeTruthy();
-  trap.armed = 1;
+  trap.arm();
   await expect(lw.list({ continue: token, limit: 2 }, { signal })).rejects.toMatchObject({
     code: ErrorCodes.RESOURCE_EXPIRED,
   });

@@ -110,36 +110,70 @@ export const DEFAULT_FAULT_WEIGHTS: Readonly<Record<FaultKind, number>> = Object
 });
 
 /**
- * Compacts the server the next time a LIST continuation page is requested, so that the page's
- * continue token is too old (410). Shared by the soak's counting ListerWatchers, which call
- * {@link ContinueTrap.beforeContinue} before sending a page with a `continue` token.
+ * How long a request-failure fault (`failNext` rules, the continue trap) lasts, ms: it fails the
+ * matching requests sent within this window and is then dropped, whatever is left of its count. A real
+ * server fails the requests that arrive while it is overloaded or restarting; a rule that waited for
+ * "the next request, whenever it comes" saved its failures for the informer that asks least often (one
+ * in backoff, the others all watching) and spent them on its every retry: twelve LISTs in a row failed
+ * and `all/widgets` had no watch for 378 s in the ten-minute soak at a fault every 2 s.
+ */
+export const FAILURE_WINDOW_MS = 1_000;
+
+/**
+ * Compacts the server the next time a LIST continuation page is requested within
+ * {@link FAILURE_WINDOW_MS} of arming, so that the page's continue token is too old (410). Shared by
+ * the soak's counting ListerWatchers, which call {@link ContinueTrap.beforeContinue} before sending a
+ * page with a `continue` token. A trap not sprung within its window is dropped.
  */
 export class ContinueTrap {
-  /** Traps set and not sprung yet. */
-  armed = 0;
   /** Continuation pages that found their token compacted. */
   sprung = 0;
   readonly #server: FakeApiServer;
+  readonly #now: () => number;
+  readonly #windowMs: number;
+  /** When each armed trap's window ends (`now()` ms). */
+  #deadlines: number[] = [];
 
-  constructor(server: FakeApiServer) {
+  constructor(server: FakeApiServer, options: { now?: () => number; windowMs?: number } = {}) {
     this.#server = server;
+    this.#now = options.now ?? (() => performance.now());
+    this.#windowMs = options.windowMs ?? FAILURE_WINDOW_MS;
+  }
+
+  /** Traps armed whose window has not ended. */
+  get armed(): number {
+    this.#expire();
+    return this.#deadlines.length;
+  }
+
+  /** Arms one trap for the next window. */
+  arm(): void {
+    this.#deadlines.push(this.#now() + this.#windowMs);
+  }
+
+  /** Drops every armed trap. */
+  disarm(): void {
+    this.#deadlines = [];
   }
 
   beforeContinue(): void {
     if (this.armed <= 0) return;
-    this.armed--;
+    this.#deadlines.shift();
     this.sprung++;
     this.#server.faults.compact();
+  }
+
+  #expire(): void {
+    const now = this.#now();
+    if (this.#deadlines.some((d) => d <= now)) this.#deadlines = this.#deadlines.filter((d) => d > now);
   }
 }
 
 /**
- * At most this many failure rules (`failNext`) wait for a request in one scope (all resources, or
- * one resource). Rules are consumed only by requests, and an informer in backoff makes about one
- * request a second, so at high fault rates rules would pile up and one informer (the widgets one
- * has no sibling to share them with) would fail every request for the rest of the run: an overload
- * of the soak, not a fault the informer could recover from (seed 102 with `--fault-interval 100ms`
- * showed a 50 s outage). With the cap a failure stays a blip of a few requests.
+ * At most this many failure rules (`failNext`) are in force at once in one scope (all resources, or
+ * one resource). Each lasts {@link FAILURE_WINDOW_MS}; at high fault rates the cap keeps a storm from
+ * failing every request of a scope for good (seed 102 with `--fault-interval 100ms` once showed a 50 s
+ * outage before rules had a window).
  */
 export const MAX_PENDING_FAILURES = 2;
 
@@ -266,7 +300,7 @@ export class FaultScheduler {
         this.#failNext(kind, { status: 410, verbs: ['list'] }, scope);
         return;
       case 'continue-410':
-        this.#trap.armed++;
+        this.#trap.arm();
         return;
       case 'compact':
         faults.compact();
@@ -338,7 +372,7 @@ export class FaultScheduler {
    */
   stop(): void {
     for (const rule of this.#rules) {
-      this.counts[rule.kind].hits += rule.count - rule.handle.remaining;
+      this.counts[rule.kind].hits += rule.handle.failed;
       rule.handle.cancel();
     }
     this.#rules.length = 0;
@@ -347,17 +381,17 @@ export class FaultScheduler {
     this.#stalls.clear();
     this.#server.faults.reset();
     this.counts['continue-410'].hits = this.#trap.sprung;
-    this.#trap.armed = 0;
+    this.#trap.disarm();
   }
 
   #failNext(kind: FaultKind, options: FailNextOptions, scope: WatchFaultOptions): void {
     const count = this.#prng.between(1, 3);
     const scopeKey = scope.resource === undefined ? '*' : JSON.stringify(scope.resource);
-    // Forget the rules used up; count the requests they failed.
+    // Forget the rules used up or expired; count the requests they failed.
     for (let i = 0; i < this.#rules.length;) {
       const rule = this.#rules[i]!;
       if (rule.handle.remaining === 0) {
-        this.counts[rule.kind].hits += rule.count;
+        this.counts[rule.kind].hits += rule.handle.failed;
         this.#rules[i] = this.#rules[this.#rules.length - 1]!;
         this.#rules.pop();
       } else {
@@ -371,7 +405,7 @@ export class FaultScheduler {
       this.counts[kind].skipped++;
       return;
     }
-    const handle = this.#server.faults.failNext({ ...options, ...scope, count });
+    const handle = this.#server.faults.failNext({ ...options, ...scope, count, forMs: FAILURE_WINDOW_MS });
     this.#rules.push({ kind, scope: scopeKey, count, handle });
   }
 

@@ -225,6 +225,7 @@ export class FakeApiServer implements WatchHost {
       resolve: (ref) => this.#registry.resolve(ref),
       watchers: () => this.#watchers,
       restartConnections: () => this.#closeConnections(false),
+      clock: this.#clock,
     });
     this.#http = new HttpApi({
       registry,

@@ -1,3 +1,4 @@
+import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer, type InjectedStatus } from './index.js';
 import { decodeToken, pod, request, WatchReader } from './wire.test.helpers.js';
 
@@ -337,6 +338,36 @@ describe('restart', () => {
     });
     const list = await request(`${server.url}/api/v1/pods`);
     expect((list.json.items as unknown[]).length).toBe(1);
+  });
+});
+
+describe('failNext with a window (forMs)', () => {
+  test('fails the requests that arrive within the window, then expires with its count unspent', async () => {
+    const clock = new FakeClock(1_000_000);
+    server = await FakeApiServer.start({ clock });
+    const rule = server.faults.failNext({ status: 503, verbs: ['list'], count: 3, forMs: 1_000 });
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(503);
+    clock.advance(999);
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(503);
+    expect(rule.remaining).toBe(1);
+    clock.advance(1);
+    // The window is over: the request a slow client sends later is not failed for it.
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
+    expect(rule.remaining).toBe(0);
+    expect(rule.failed).toBe(2);
+  });
+
+  test('a window nobody asked in fails nothing; a rule without a window waits for the next request', async () => {
+    const clock = new FakeClock(1_000_000);
+    server = await FakeApiServer.start({ clock });
+    const windowed = server.faults.failNext({ status: 500, verbs: ['list'], forMs: 250 });
+    const waiting = server.faults.failNext({ status: 429, verbs: ['list'] });
+    clock.advance(60_000);
+    expect(windowed.remaining).toBe(0);
+    expect(windowed.failed).toBe(0);
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(429);
+    expect(waiting.failed).toBe(1);
+    expect((await request(`${server.url}/api/v1/pods`)).status).toBe(200);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Status } from '@kinformer/core';
+import { realClock, type Clock, type Status } from '@kinformer/core';
 import type { ObjectStore } from './objectStore.js';
 import type { ResourceRef, ResourceType } from './resourceRegistry.js';
 import {
@@ -34,6 +34,14 @@ export interface FailNextOptions {
   status: InjectedStatus;
   /** How many matching requests fail (default 1). */
   count?: number;
+  /**
+   * How long the rule lasts, in ms on the server's clock: matching requests sent within this window
+   * fail (at most `count` of them), and whatever is left of `count` when it ends is dropped. A real
+   * server fails the requests that arrive while it is overloaded or restarting; without a window a
+   * rule waits for "the next request, whenever it comes" and so saves its failures for the client
+   * that asks least often (a reflector in backoff). Default: no window, the rule waits.
+   */
+  forMs?: number;
   /** Only requests with one of these verbs (default: any API request except discovery). */
   verbs?: readonly RequestVerb[];
   /** Only requests for this resource type. */
@@ -58,8 +66,10 @@ export interface FailNextOptions {
 
 /** A pending {@link FakeApiServerFaults.failNext} rule. */
 export interface FailureHandle {
-  /** Requests still to fail. */
+  /** Requests still to fail (0 once the rule's window ended or it was cancelled). */
   readonly remaining: number;
+  /** Requests it failed so far. */
+  readonly failed: number;
   /** Drops the rule. */
   cancel(): void;
 }
@@ -120,6 +130,9 @@ interface FailureRule {
   options: FailNextOptions;
   type: ResourceType | undefined;
   remaining: number;
+  failed: number;
+  /** Clock ms at which the rule's window ends (`forMs`), or infinity. */
+  expiresAt: number;
 }
 
 interface NextInjection {
@@ -140,6 +153,8 @@ export interface FaultHost {
   resolve(ref: ResourceRef): ResourceType;
   watchers(): Iterable<Watcher>;
   restartConnections(): Promise<void>;
+  /** The server's clock (for `forMs` windows). Default: the wall clock. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -164,15 +179,28 @@ export class FakeApiServerFaults {
    * `plainText: true`). Rules are checked in the order they were added.
    */
   failNext(options: FailNextOptions): FailureHandle {
+    const forMs = options.forMs;
     const rule: FailureRule = {
       options,
       type: options.resource === undefined ? undefined : this.#host.resolve(options.resource),
       remaining: Math.max(1, Math.floor(options.count ?? 1)),
+      failed: 0,
+      expiresAt: forMs === undefined ? Number.POSITIVE_INFINITY : this.#now() + Math.max(0, forMs),
     };
     this.#rules.push(rule);
+    const expire = (): void => {
+      if (rule.remaining > 0 && rule.expiresAt <= this.#now()) {
+        rule.remaining = 0;
+        this.#rules = this.#rules.filter((r) => r !== rule);
+      }
+    };
     return {
       get remaining() {
+        expire();
         return rule.remaining;
+      },
+      get failed() {
+        return rule.failed;
       },
       cancel: () => {
         rule.remaining = 0;
@@ -183,15 +211,25 @@ export class FakeApiServerFaults {
 
   /** @internal The failure for this request, consuming one count of the first matching rule. */
   takeFailure(context: FailureContext): FailureResponse | undefined {
+    const now = this.#now();
+    if (this.#rules.some((r) => r.expiresAt <= now)) {
+      for (const r of this.#rules) if (r.expiresAt <= now) r.remaining = 0;
+      this.#rules = this.#rules.filter((r) => r.remaining > 0);
+    }
     for (const rule of this.#rules) {
       const verbs = rule.options.verbs;
       if (verbs === undefined ? context.verb === 'discovery' : !verbs.includes(context.verb)) continue;
       if (rule.type !== undefined && rule.type !== context.type) continue;
       rule.remaining--;
+      rule.failed++;
       if (rule.remaining <= 0) this.#rules = this.#rules.filter((r) => r !== rule);
       return renderFailure(rule.options, context, this.#host.store);
     }
     return undefined;
+  }
+
+  #now(): number {
+    return (this.#host.clock ?? realClock).now();
   }
 
   #watchers(resource: ResourceRef | undefined): Watcher[] {
@@ -310,6 +348,7 @@ export class FakeApiServerFaults {
 
   /** Clears pending failures and injections and releases every stall. */
   reset(): void {
+    for (const rule of this.#rules) rule.remaining = 0;
     this.#rules = [];
     this.#injections = [];
     this.releaseStalls();
