@@ -15,6 +15,29 @@ export function messageOf(err: unknown): string | undefined {
   return typeof message === 'string' ? message : undefined;
 }
 
+/** The longest message an expected fault's log line carries. */
+const MAX_FAULT_MESSAGE = 200;
+
+/**
+ * The `err` field of a log line about an expected fault the reflector retries (a server status, a
+ * broken or malformed stream, a stall): its type, code, message (cut to 200 characters), HTTP status,
+ * `Retry-After` and details — one short line, no stack and no Status body. Anything that is not a
+ * `KinformerError` (a store or handler that threw: a bug) is logged whole, stack included.
+ */
+export function faultSummary(err: unknown): unknown {
+  if (!isKinformerError(err)) return err;
+  const message =
+    err.message.length > MAX_FAULT_MESSAGE ? `${err.message.slice(0, MAX_FAULT_MESSAGE)}…` : err.message;
+  return {
+    type: 'KinformerError',
+    code: err.code,
+    message,
+    ...(err.httpStatus === undefined ? {} : { httpStatus: err.httpStatus }),
+    ...(err.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: err.retryAfterSeconds }),
+    ...(err.details === undefined ? {} : { details: err.details }),
+  };
+}
+
 /** The server's `Retry-After` (`retryAfterSeconds` of its Status) in ms; 0 when it named none. */
 export function retryAfterMs(err: unknown): number {
   return isKinformerError(err) && err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : 0;

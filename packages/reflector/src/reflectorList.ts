@@ -12,6 +12,7 @@ import { DEFAULT_PAGE_SIZE, listAllPages, type PagedList } from './pager.js';
 import type { ReflectorStats } from './reflectorOptions.js';
 import {
   codeOf,
+  faultSummary,
   isRejectedResourceVersionError,
   isUnsupportedTableObject,
   messageOf,
@@ -53,7 +54,7 @@ export async function listOnce<T extends KubeObject>(
     const rejected = isRejectedResourceVersionError(err, resourceVersion);
     if (!expired && !rejected && !isTooLargeResourceVersionError(err)) {
       // The watch error handler reports it (the default one logs at error); keep this at debug.
-      host.logger.debug({ err, code: codeOf(err), resourceVersion }, 'failed to list');
+      host.logger.debug({ err: faultSummary(err), code: codeOf(err), resourceVersion }, 'failed to list');
       throw err;
     }
     if (expired) host.counters.expired410++;
@@ -76,7 +77,7 @@ export async function listOnce<T extends KubeObject>(
     } catch (retryErr) {
       if (signal.aborted) return false;
       if (isExpiredError(retryErr)) host.counters.expired410++;
-      host.logger.debug({ err: retryErr, code: codeOf(retryErr) }, 'failed to list');
+      host.logger.debug({ err: faultSummary(retryErr), code: codeOf(retryErr) }, 'failed to list');
       throw retryErr;
     }
   }

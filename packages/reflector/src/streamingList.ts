@@ -12,7 +12,7 @@ import {
 import type { ReflectorStore, WatchOptions } from './listerWatcher.js';
 import { rewatchResourceVersion, type ListState } from './listState.js';
 import type { ReflectorStats } from './reflectorOptions.js';
-import { codeOf, isWatchErrorRetriable } from './reflectorErrors.js';
+import { codeOf, faultSummary, isWatchErrorRetriable } from './reflectorErrors.js';
 import {
   consumeWatch,
   noop,
@@ -128,7 +128,7 @@ async function retryInPlace<T extends KubeObject>(
   if (isWatchErrorRetriable(err)) {
     const ms = host.retriableFailure(err);
     if (!isKinformerError(err, ErrorCodes.CONNECTION))
-      host.logger.debug({ err, code: codeOf(err) }, 'streaming list failed; backing off');
+      host.logger.debug({ err: faultSummary(err), code: codeOf(err) }, 'streaming list failed; backing off');
     host.counters.backoffs++;
     host.counters.backoffMs += ms;
     await host.clock.sleep(ms, signal);

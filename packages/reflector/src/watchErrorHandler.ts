@@ -1,4 +1,5 @@
 import { isExpiredError, isKinformerError, type KubeObject, type Logger } from '@kinformer/core';
+import { faultSummary } from './reflectorErrors.js';
 
 /** What a {@link WatchErrorHandler} can see of the reflector that calls it. */
 export interface ReflectorInfo {
@@ -48,7 +49,10 @@ const lastLogged = new WeakMap<ReflectorInfo, string>();
 export function defaultWatchErrorHandler(reflector: ReflectorInfo, error: unknown): void {
   const code = isKinformerError(error) ? error.code : undefined;
   if (isExpiredError(error)) {
-    reflector.logger.debug({ err: error, code }, 'watch closed: the resourceVersion expired; relisting');
+    reflector.logger.debug(
+      { err: faultSummary(error), code },
+      'watch closed: the resourceVersion expired; relisting',
+    );
     return;
   }
   const key = `${code ?? ''}\u0000${error instanceof Error ? error.message : String(error)}`;
@@ -56,13 +60,13 @@ export function defaultWatchErrorHandler(reflector: ReflectorInfo, error: unknow
   if (failures <= 1 || lastLogged.get(reflector) !== key) {
     lastLogged.set(reflector, key);
     reflector.logger.error(
-      { err: error, code, failures },
+      { err: faultSummary(error), code, failures },
       'failed to list and watch; retrying after backoff',
     );
     return;
   }
   reflector.logger.debug(
-    { err: error, code, failures },
+    { err: faultSummary(error), code, failures },
     'failed to list and watch again (same failure); retrying after backoff',
   );
 }

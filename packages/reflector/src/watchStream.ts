@@ -11,6 +11,7 @@ import {
 } from '@kinformer/core';
 import type { ListerWatcher, WatchEvent, WatchEventType, WatchOptions } from './listerWatcher.js';
 import {
+  faultSummary,
   isUnsupportedTableObject,
   malformedEventError,
   stalledError,
@@ -322,7 +323,7 @@ export async function consumeWatch<T extends KubeObject>(
     if (w.stopReason !== undefined) return outcome(undefined, w.stopReason);
     if (!isKinformerError(err, ErrorCodes.CONNECTION)) return outcome(err);
     // A broken connection ends the stream like a clean close: re-watch from the last version.
-    ctx.logger.debug({ err, events: count }, 'the watch connection broke');
+    ctx.logger.debug({ err: faultSummary(err), events: count }, 'the watch connection broke');
   } finally {
     wake = undefined;
     stopSignal.removeEventListener('abort', onStop);
