@@ -10,9 +10,17 @@
  * over 1 s, settle time after the churn stops, requests per second, and the cache compared with the
  * server at the end.
  *
- * Options: --duration 60s  --rate 200  --fault-interval 2s  --seed 1  --only kinformer,client-node,floor
- *          --fail-all: instead of faults, every LIST and WATCH fails with 500 for the whole run; the
- *          table's req/s is then the request rate over the second half (the backoff's steady state).
+ * Scenarios (`--scenario faults,storm`, the default, runs both one after the other, each with its
+ * own servers and contenders):
+ *   faults    a fault every ~2 s (`--fault-interval`)
+ *   storm     a fault every ~250 ms, each failing window 1 s long: most retries fail whatever their
+ *             timing (issue 25's storm); the goal is kinformer's p50, p99 and settle ≤ the better peer's
+ *   fail-all  instead of faults, every LIST and WATCH fails with 500 for the whole run; the table's
+ *             req/s is then the request rate over the second half (the backoff's steady state).
+ *             `--fail-all` is short for `--scenario fail-all --duration 120s`.
+ *
+ * Options: --duration 60s  --rate 200  --fault-interval 2s (faults)  --seed 1
+ *          --only kinformer,client-node,floor  --json
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -28,12 +36,18 @@ function opt(name: string, dflt: string): string {
   const i = args.indexOf(`--${name}`);
   return i >= 0 && args[i + 1] !== undefined ? args[i + 1]! : dflt;
 }
-const durationMs = parseDuration(opt('duration', '60s'));
+type Scenario = 'faults' | 'storm' | 'fail-all';
+const failAllFlag = args.includes('--fail-all');
+const SCENARIOS: readonly string[] = ['faults', 'storm', 'fail-all'];
+const scenarios = opt('scenario', failAllFlag ? 'fail-all' : 'faults,storm').split(',');
+for (const sc of scenarios) if (!SCENARIOS.includes(sc)) throw new Error(`unknown scenario ${sc}`);
+const durationOpt = opt('duration', '');
 const rate = Number(opt('rate', '200'));
-const faultIntervalMs = parseDuration(opt('fault-interval', '2s'));
+const faultIntervalOpt = parseDuration(opt('fault-interval', '2s'));
 const seed = Number(opt('seed', '1'));
 const names = opt('only', 'kinformer,client-node,floor').split(',');
-const failAll = args.includes('--fail-all');
+/** The storm of issue 25: a fault every ~250 ms. */
+const STORM_FAULT_INTERVAL_MS = 250;
 const PODS = 2_000;
 const TICK_MS = 10;
 const STALL_MS = 3_000;
@@ -174,6 +188,16 @@ function fmtMs(n: number | undefined): string {
 }
 
 async function main(): Promise<void> {
+  for (const scenario of scenarios as Scenario[]) {
+    const failAll = scenario === 'fail-all';
+    const durationMs = parseDuration(durationOpt === '' ? (failAll ? '120s' : '60s') : durationOpt);
+    const faultIntervalMs = scenario === 'storm' ? STORM_FAULT_INTERVAL_MS : faultIntervalOpt;
+    await runScenario(scenario, durationMs, faultIntervalMs);
+  }
+}
+
+async function runScenario(scenario: Scenario, durationMs: number, faultIntervalMs: number): Promise<void> {
+  const failAll = scenario === 'fail-all';
   const contenders: Contender[] = [];
   for (const name of names) {
     const server = await FakeApiServer.start({ bookmarkIntervalMs: 1_000 });
@@ -187,7 +211,8 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
 
   console.log(
-    `freshness bench: ${names.join(', ')}; ${PODS} pods, ${rate} writes/s, a fault every ~${faultIntervalMs} ms, ${durationMs / 1000} s, seed ${seed}`,
+    `\nfreshness bench, scenario ${scenario}: ${names.join(', ')}; ${PODS} pods, ${rate} writes/s, ` +
+      `${failAll ? 'every LIST and WATCH failing' : `a fault every ~${faultIntervalMs} ms`}, ${durationMs / 1000} s, seed ${seed}`,
   );
   const prng = new Prng(seed);
   const faultCounts: Partial<Record<Fault, number>> = {};
@@ -226,6 +251,8 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, Math.max(0, wait)));
   }
   const churnMs = Date.now() - t0;
+  // Requests sent while the churn (and the faults) ran: not the LIST and WATCH that recover afterwards.
+  const atChurnEnd = contenders.map((c) => requestCount(c.server));
   for (const c of contenders) c.server.faults.reset();
 
   // Settle: until each contender's handler reached the server's last version (at most 60 s).
@@ -255,8 +282,8 @@ async function main(): Promise<void> {
     c,
     s: c.lag.summary(),
     rps: failAll
-      ? (requestCount(c.server) - (halfway?.[i] ?? 0)) / (churnMs / 2000)
-      : requestCount(c.server) / (churnMs / 1000),
+      ? (atChurnEnd[i]! - (halfway?.[i] ?? 0)) / (churnMs / 2000)
+      : atChurnEnd[i]! / (churnMs / 1000),
   }));
   const base = rows.find((r) => r.c.name === 'client-node');
   const header = [
@@ -290,16 +317,38 @@ async function main(): Promise<void> {
   console.log(line(header));
   console.log(`| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`);
   for (const r of table) console.log(line(r));
+  if (scenario === 'storm') stormVerdict(rows.map(({ c, s }) => ({ name: c.name, s, settleMs: c.settleMs })));
   summaryJson(
+    scenario,
     rows.map(({ c, s, rps }) => ({ name: c.name, ...s, settleMs: c.settleMs, requestsPerSecond: rps })),
   );
   for (const c of contenders) await c.server.close();
 }
 
+/** The storm's goal (issue 25): kinformer's p50, p99 and settle at most the better peer's. */
+function stormVerdict(rows: Array<{ name: string; s: LagSummary; settleMs: number | undefined }>): void {
+  const k = rows.find((r) => r.name === 'kinformer');
+  const peers = rows.filter((r) => r.name !== 'kinformer');
+  if (k === undefined || peers.length === 0) return;
+  const best = (f: (r: (typeof rows)[number]) => number): number => Math.min(...peers.map(f));
+  const settle = (r: (typeof rows)[number]): number => r.settleMs ?? Number.POSITIVE_INFINITY;
+  const checks: Array<[string, number, number]> = [
+    ['p50', k.s.p50Ms, best((r) => r.s.p50Ms)],
+    ['p99', k.s.p99Ms, best((r) => r.s.p99Ms)],
+    ['settle', settle(k), best(settle)],
+  ];
+  console.log(
+    `storm goal (kinformer ≤ the better peer): ${checks
+      .map(([n, mine, peer]) => `${n} ${fmtMs(mine)} vs ${fmtMs(peer)} ${mine <= peer ? 'met' : 'MISSED'}`)
+      .join('; ')}`,
+  );
+}
+
 function summaryJson(
+  scenario: Scenario,
   rows: Array<LagSummary & { name: string; settleMs: number | undefined; requestsPerSecond: number }>,
 ): void {
-  if (args.includes('--json')) console.log(JSON.stringify(rows, null, 2));
+  if (args.includes('--json')) console.log(JSON.stringify({ scenario, rows }, null, 2));
 }
 
 main().catch((err: unknown) => {

@@ -13,19 +13,71 @@ export const REFLECTOR_BACKOFF = {
   jitter: 1.0,
 } as const;
 
-/** A {@link Backoff} with {@link REFLECTOR_BACKOFF}'s parameters on `clock`. */
-export function reflectorBackoff(clock: Clock, random?: () => number): Backoff {
-  return new ExponentialBackoff({
-    ...REFLECTOR_BACKOFF,
-    resetAfterMs: Number.POSITIVE_INFINITY,
+/**
+ * How {@link reflectorBackoff} waits while a streak of failures is young: for the first `graceMs` of a
+ * streak (from its first failure to the progress that resets the backoff) no wait is longer than
+ * `stepMs`, jittered to `[stepMs, 2·stepMs)`; after that, no longer than the time the streak has gone
+ * on beyond the grace (at least the step, jittered the same way), which lets the backoff reach its cap
+ * within a minute.
+ *
+ * A storm of faults (a fault every 250 ms, each failing every request for a second) fails most retries
+ * whatever their timing, and a streak of failures there says nothing about how long the server will
+ * keep failing: doubling the wait past the length of one fault only left the reflector asleep when
+ * the storm ended (settle 12.3 s; p50 lag 16.5 s against 3.0 s for client-node's 1-s restart). A server
+ * that fails every request still sees the backoff grow to its cap: in the second minute of an outage
+ * the reflector sends what it sent before, one request per 30–60 s.
+ */
+export const STORM_RETRY = { stepMs: 500, graceMs: 10_000 } as const;
+
+/**
+ * The reflector's default {@link Backoff} on `clock`: {@link REFLECTOR_BACKOFF}'s steps, capped while
+ * the streak of failures is young ({@link STORM_RETRY}). A backoff passed as `ReflectorOptions.backoff`
+ * is used as it is.
+ */
+export function reflectorBackoff(clock: Clock, random: () => number = Math.random): Backoff {
+  return new YoungStreakCap(
+    new ExponentialBackoff({ ...REFLECTOR_BACKOFF, resetAfterMs: Number.POSITIVE_INFINITY, clock, random }),
     clock,
-    ...(random === undefined ? {} : { random }),
-  });
+    random,
+  );
+}
+
+/** Caps an exponential backoff's steps while the streak since its last `reset()` is young. */
+class YoungStreakCap implements Backoff {
+  /** When the first step since the last reset was asked for (clock ms). */
+  private since: number | undefined;
+
+  constructor(
+    private readonly inner: Backoff,
+    private readonly clock: Clock,
+    private readonly random: () => number,
+  ) {}
+
+  next(): number {
+    const now = this.clock.now();
+    this.since ??= now;
+    const step = this.inner.next();
+    const limit = Math.max(STORM_RETRY.stepMs, now - this.since - STORM_RETRY.graceMs);
+    return step < limit ? step : Math.min(step, limit * (1 + this.random()));
+  }
+
+  reset(): void {
+    this.since = undefined;
+    this.inner.reset();
+  }
+}
+
+/** A streak of failures that progress ended. */
+export interface EndedStreak {
+  failures: number;
+  /** From the streak's first failure to the progress that ended it, ms. */
+  failingForMs: number;
 }
 
 /**
  * When the reflector waits, and for how long. One backoff serves every retry, and it grows only with
- * consecutive failures that made no progress:
+ * consecutive failures that made no progress (while a streak is young its waits are capped, see
+ * {@link STORM_RETRY}):
  *
  * - **Progress** resets it: a watch delivered an event or a bookmark, or a LIST succeeded — unless that
  *   LIST followed a watch that failed without delivering anything. (A server whose LISTs work and whose
@@ -38,15 +90,19 @@ export function reflectorBackoff(clock: Clock, random?: () => number): Backoff {
  */
 export class RecoveryPolicy {
   private readonly backoff: Backoff;
+  private readonly clock: Clock;
   /** Failures since the last progress. */
   private streak = 0;
+  /** When the current streak of failures began (clock ms), or `undefined` without one. */
+  private since: number | undefined;
   /** True while the current cycle's watch has delivered nothing since the LIST. */
   private watchSilentSinceList = false;
   /** True when the last cycle ended with a watch that delivered nothing. */
   private lastCycleMadeNoProgress = false;
 
-  constructor(backoff: Backoff) {
+  constructor(backoff: Backoff, clock: Clock) {
     this.backoff = backoff;
+    this.clock = clock;
   }
 
   /** Consecutive failures since the last progress. */
@@ -54,18 +110,23 @@ export class RecoveryPolicy {
     return this.streak;
   }
 
+  /** When the current streak of failures began (clock ms), or `undefined` while there is none. */
+  failingSince(): number | undefined {
+    return this.since;
+  }
+
   /**
-   * A LIST (or streaming list) succeeded. Returns the failures it ends: 0 when there were none, or when
-   * it does not count as progress (it followed a watch that delivered nothing).
+   * A LIST (or streaming list) succeeded. Returns the streak of failures it ends: `undefined` when there
+   * was none, or when it does not count as progress (it followed a watch that delivered nothing).
    */
-  listSucceeded(): number {
+  listSucceeded(): EndedStreak | undefined {
     this.watchSilentSinceList = true;
-    if (this.lastCycleMadeNoProgress) return 0;
+    if (this.lastCycleMadeNoProgress) return undefined;
     return this.progress();
   }
 
-  /** A watch delivered an event or a bookmark. Returns the failures it ends (0 when there were none). */
-  watchDelivered(): number {
+  /** A watch delivered an event or a bookmark. Returns the streak of failures it ends, if any. */
+  watchDelivered(): EndedStreak | undefined {
     this.watchSilentSinceList = false;
     this.lastCycleMadeNoProgress = false;
     return this.progress();
@@ -78,16 +139,20 @@ export class RecoveryPolicy {
 
   /** A failure: the delay to wait before the next attempt, in ms (at least `retryAfterMs`). */
   failed(retryAfterMs: number): number {
+    this.since ??= this.clock.now();
     this.streak++;
     return Math.max(this.backoff.next(), retryAfterMs);
   }
 
-  private progress(): number {
-    const ended = this.streak;
-    if (ended > 0) {
-      this.streak = 0;
-      this.backoff.reset();
-    }
+  private progress(): EndedStreak | undefined {
+    if (this.streak === 0) return undefined;
+    const ended = {
+      failures: this.streak,
+      failingForMs: this.clock.now() - (this.since ?? this.clock.now()),
+    };
+    this.streak = 0;
+    this.since = undefined;
+    this.backoff.reset();
     return ended;
   }
 }

@@ -178,49 +178,85 @@ describe('Reflector freshness: how long the cache stays behind after each fault'
     await h.stop();
   });
 
-  it('a server restart (every request refused for 10 s): back within one step after it answers again, and that step is shorter than the outage', async () => {
-    const clock = new FakeClock(1_000_000);
-    const inner = new FakeListerWatcher<Pod>();
-    let outageEnd = Number.NEGATIVE_INFINITY;
-    const lw: ListerWatcher<Pod> = {
-      list: (o, c) => inner.list(o, c),
-      watch: (o, c) => (clock.now() < outageEnd ? Promise.reject(connectionRefused()) : inner.watch(o, c)),
-    };
-    const reflector = new Reflector<Pod>(lw, new RecordingStore(), {
-      clock,
-      backoff: reflectorBackoff(clock, () => 0),
-      watchErrorHandler: () => undefined,
-    });
-    inner.enqueueList(podList('1'));
-    const controller = new AbortController();
-    const done = reflector.run(controller.signal);
-    const first = await inner.nextWatch();
-    first.add(pod('a', '2'));
-    await inner.waitFor(() => reflector.lastSyncResourceVersion() === '2', 'first event');
-    outageEnd = clock.now() + 10_000;
-    first.breakConnection();
-    let attempts = 0;
-    while (inner.watchCalls.length < 2 && attempts++ < 200) {
-      await flush();
-      if (!(await clock.tickToNext())) await flush();
-    }
-    const behindAfterRecovery = clock.now() - outageEnd;
-    expect(inner.watchCalls).toHaveLength(2);
-    expect(inner.watchCalls[1]?.resourceVersion).toBe('2');
+  it('a server restart (every request refused for 10 s): back within one 500 ms step after it answers again', async () => {
+    // Before STORM_RETRY the steps doubled through the outage: up to 10 s behind after it ended.
+    const { behindAfterRecovery, failures } = await outage({ outageMs: 10_000, random: () => 0 });
     expect(behindAfterRecovery).toBeGreaterThanOrEqual(0);
-    expect(behindAfterRecovery).toBeLessThanOrEqual(10_000); // doubling: the last step is at most the outage so far
-    expect(reflector.consecutiveFailures()).toBeGreaterThanOrEqual(6);
-    controller.abort();
-    await done;
-    expect(clock.pendingTimers()).toBe(0);
+    expect(behindAfterRecovery).toBeLessThanOrEqual(500);
+    expect(failures).toBeGreaterThanOrEqual(20);
+  });
+
+  it('a storm (every request fails for 8 s) with full jitter: back less than 1 s after it ends', async () => {
+    const { behindAfterRecovery } = await outage({ outageMs: 8_000, random: () => 0.999999 });
+    expect(behindAfterRecovery).toBeLessThan(1_000);
+  });
+
+  it('an outage longer than 10 s: the waits grow again, never longer than the time beyond the first 10 s', async () => {
+    // 40 s refused: 10 s of 500 ms steps, then 0.7, 1.4, 2.8, 5.6, 11.2, 22.4 s — the last one sent
+    // 14.8 s after the outage ended (plain doubling from 100 ms: 11.1 s).
+    const { behindAfterRecovery } = await outage({ outageMs: 40_000, random: () => 0 });
+    expect(behindAfterRecovery).toBe(14_800);
   });
 });
 
+/**
+ * A reflector whose first watch delivered, then every watch request refused for `outageMs`: how long
+ * after the outage ends the next watch (from the last resourceVersion) is sent.
+ */
+async function outage(options: {
+  outageMs: number;
+  random: () => number;
+}): Promise<{ behindAfterRecovery: number; failures: number }> {
+  const clock = new FakeClock(1_000_000);
+  const inner = new FakeListerWatcher<Pod>();
+  let outageEnd = Number.NEGATIVE_INFINITY;
+  const lw: ListerWatcher<Pod> = {
+    list: (o, c) => inner.list(o, c),
+    watch: (o, c) => (clock.now() < outageEnd ? Promise.reject(connectionRefused()) : inner.watch(o, c)),
+  };
+  const reflector = new Reflector<Pod>(lw, new RecordingStore(), {
+    clock,
+    backoff: reflectorBackoff(clock, options.random),
+    watchErrorHandler: () => undefined,
+  });
+  inner.enqueueList(podList('1'));
+  const controller = new AbortController();
+  const done = reflector.run(controller.signal);
+  const first = await inner.nextWatch();
+  first.add(pod('a', '2'));
+  await inner.waitFor(() => reflector.lastSyncResourceVersion() === '2', 'first event');
+  outageEnd = clock.now() + options.outageMs;
+  first.breakConnection();
+  let attempts = 0;
+  while (inner.watchCalls.length < 2 && attempts++ < 500) {
+    await flush();
+    if (!(await clock.tickToNext())) await flush();
+  }
+  const behindAfterRecovery = clock.now() - outageEnd;
+  expect(inner.watchCalls).toHaveLength(2);
+  expect(inner.watchCalls[1]?.resourceVersion).toBe('2');
+  const failures = reflector.consecutiveFailures();
+  controller.abort();
+  await done;
+  expect(clock.pendingTimers()).toBe(0);
+  return { behindAfterRecovery, failures };
+}
+
 describe('Reflector freshness: protecting a server that keeps failing', () => {
-  it('a server that fails every LIST sees the backoff grow to its 30 s cap: about 28 requests in 10 minutes', async () => {
+  it('a server that fails every LIST sees the backoff grow to its 30 s cap: 49 requests in 10 minutes, 2 in the second', async () => {
+    // Before STORM_RETRY: 28 requests in 10 minutes (100 ms doubling to 30 s). The 21 more are all in
+    // the first minute (two a second for the first 10 s); from the second minute on the server sees
+    // what it saw before, one request per 30 s (30–60 s with jitter).
     const h = harness();
     for (let i = 0; i < 100; i++)
       h.lw.enqueueList(new KinformerError(ErrorCodes.SERVICE_UNAVAILABLE, 'down'));
+    const at: number[] = [];
+    const lw = h.lw;
+    const list = lw.list.bind(lw);
+    lw.list = (options, context) => {
+      at.push(h.clock.now());
+      return list(options, context);
+    };
     void h.start();
     await h.lw.waitFor(() => h.lw.listCalls.length === 1, 'first list');
     const start = h.clock.now();
@@ -228,25 +264,29 @@ describe('Reflector freshness: protecting a server that keeps failing', () => {
       if (!(await h.clock.tickToNext())) await flush();
       await flush();
     }
-    expect(h.lw.listCalls.length).toBeGreaterThanOrEqual(20);
-    expect(h.lw.listCalls.length).toBeLessThanOrEqual(30);
+    expect(h.lw.listCalls).toHaveLength(49);
+    expect(at.filter((t) => t - start >= 60_000 && t - start < 120_000)).toHaveLength(2);
     expect(h.backoff.delays.slice(-3)).toEqual([30_000, 30_000, 30_000]);
     await h.stop();
   });
 
   it('LISTs that work and watches that fail at once do not reset the backoff: no relist storm', async () => {
     const h = harness();
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < 32; i++) {
       h.lw.enqueueList(podList(String(i + 1)));
       h.lw.enqueueWatch(KinformerError.fromStatus(internalStatus()));
     }
     void h.start();
-    for (let i = 1; i <= 10; i++) {
+    for (let i = 1; i <= 30; i++) {
       await h.backoffCalls(i);
       await h.clock.tick(h.backoff.delays[i - 1]);
     }
-    expect(h.backoff.delays.slice(0, 10)).toEqual([
-      100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 30000,
+    // The same growth as a server that fails everything: two relists a second for 10 s, then longer
+    // waits up to the 30 s cap.
+    expect(h.backoff.delays.slice(0, 30)).toEqual([
+      ...[100, 200, 400],
+      ...Array<number>(20).fill(500),
+      ...[700, 1400, 2800, 5600, 11200, 22400, 30000],
     ]);
     await h.stop();
   });
@@ -262,30 +302,39 @@ describe('Reflector freshness: protecting a server that keeps failing', () => {
       await h.backoffCalls(i);
       await h.clock.tick(h.backoff.delays[i - 1]);
     }
-    expect(h.backoff.delays.slice(0, 5)).toEqual([100, 200, 400, 800, 1600]);
+    expect(h.backoff.delays.slice(0, 5)).toEqual([100, 200, 400, 500, 500]);
     expect(h.reflector.stats().veryShortWatches).toBeGreaterThanOrEqual(5);
     await h.stop();
   });
 });
 
 describe('RecoveryPolicy and BookmarkCadence', () => {
-  it('counts failures until progress, then starts again from the first step', () => {
+  it('counts failures until progress, then starts again from the first step', async () => {
     const clock = new FakeClock();
-    const policy = new RecoveryPolicy(reflectorBackoff(clock, () => 0));
+    const policy = new RecoveryPolicy(
+      reflectorBackoff(clock, () => 0),
+      clock,
+    );
     expect([policy.failed(0), policy.failed(0), policy.failed(0)]).toEqual([100, 200, 400]);
     expect(policy.failures()).toBe(3);
-    expect(policy.watchDelivered()).toBe(3);
+    await clock.tick(700);
+    expect(policy.watchDelivered()).toEqual({ failures: 3, failingForMs: 700 });
     expect(policy.failures()).toBe(0);
+    expect(policy.watchDelivered()).toBeUndefined();
     expect(policy.failed(5000)).toBe(5000); // Retry-After is a floor
     expect(policy.failed(0)).toBe(200);
   });
 
   it('a LIST after a watch that delivered nothing is not progress', () => {
-    const policy = new RecoveryPolicy(reflectorBackoff(new FakeClock(), () => 0));
-    expect(policy.listSucceeded()).toBe(0);
+    const clock = new FakeClock();
+    const policy = new RecoveryPolicy(
+      reflectorBackoff(clock, () => 0),
+      clock,
+    );
+    expect(policy.listSucceeded()).toBeUndefined();
     policy.failed(0); // the watch failed at once
     policy.cycleEnded();
-    expect(policy.listSucceeded()).toBe(0);
+    expect(policy.listSucceeded()).toBeUndefined();
     expect(policy.failures()).toBe(1);
     expect(policy.failed(0)).toBe(200);
   });

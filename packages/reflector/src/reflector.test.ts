@@ -8,6 +8,7 @@ import {
   type Status,
 } from '@kinformer/core';
 import { FakeClock, flush } from '@kinformer/core/testing';
+import { captureLogs } from '@kinformer/test-tools';
 import type { ListerWatcher, WatchEvent } from './listerWatcher.js';
 import { Reflector } from './reflector.js';
 import { isUnsupportedTableObject } from './reflectorErrors.js';
@@ -294,8 +295,10 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
       await h.clock.tick(h.backoff.delays[i - 1]);
     }
     const w = await h.lw.nextWatch();
-    expect(h.backoff.delays).toEqual([100, 200, 400, 800, 1600]);
-    expect(h.clock.now() - started).toBe(3100);
+    // The default backoff doubles from 100 ms, capped at 500 ms (jittered to [500, 1000)) for the
+    // first 10 s of a streak (STORM_RETRY).
+    expect(h.backoff.delays).toEqual([100, 200, 400, 500, 500]);
+    expect(h.clock.now() - started).toBe(1700);
     expect(w.options.resourceVersion).toBe('1');
     expect(h.lw.listCalls).toHaveLength(1);
     expect(h.lw.watchCalls).toHaveLength(6);
@@ -320,6 +323,35 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
     await h.backoffCalls(4);
     const relisting = lines.filter((l) => l.msg === 'watch ended with an error; relisting');
     expect(relisting.map((l) => l.level)).toEqual([WARN, 20, 20, 20]);
+    await h.stop();
+  });
+
+  it('logs an expected, retried fault as one short line without a stack: a very short watch, a failed LIST', async () => {
+    // Issue 25: an injected dropped watch printed ~900 characters of JSON with a stack trace.
+    const logs = captureLogs('info');
+    const h = harness({ logger: logs.logger, watchErrorHandler: defaultWatchErrorHandler });
+    h.lw.enqueueList(podList('1'), KinformerError.fromStatus(status(503, 'ServiceUnavailable', 'down')));
+    h.lw.enqueueList(podList('2'));
+    h.lw.enqueueWatch({ then: 'close' }, { events: [{ type: 'ADDED', object: pod('a', '3') }] });
+    void h.start();
+    for (let i = 1; i <= 2; i++) {
+      await h.backoffCalls(i);
+      await h.clock.tick(h.backoff.delays[i - 1]);
+    }
+    await h.lw.waitFor(() => h.store.ops.includes('add default/a@3'), 'the event after recovery');
+    const faults = logs.raw.filter(
+      (l) => l.includes('ERR_VERY_SHORT_WATCH') || l.includes('ERR_SERVICE_UNAVAILABLE'),
+    );
+    expect(faults).toHaveLength(2);
+    for (const line of faults) {
+      expect(line).not.toContain('stack');
+      expect(line).not.toContain('"status":{'); // no Status body either
+      expect(line.length).toBeLessThan(500);
+    }
+    expect(logs.lines.find((l) => l.code === ErrorCodes.VERY_SHORT_WATCH)?.err).toMatchObject({
+      type: 'KinformerError',
+      code: ErrorCodes.VERY_SHORT_WATCH,
+    });
     await h.stop();
   });
 
@@ -472,22 +504,25 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
   it('grows the backoff between failed LISTs up to the cap, and resets it once a LIST succeeds', async () => {
     const h = harness();
     const failure = new KinformerError(ErrorCodes.SERVICE_UNAVAILABLE, 'apiserver down');
-    for (let i = 0; i < 10; i++) h.lw.enqueueList(failure);
+    for (let i = 0; i < 30; i++) h.lw.enqueueList(failure);
     h.lw.enqueueList(podList('1'), podList('3'));
     h.lw.enqueueWatch({ events: [], then: expiredError() });
     void h.start();
-    for (let i = 1; i <= 10; i++) {
+    for (let i = 1; i <= 30; i++) {
       await h.backoffCalls(i);
       await h.clock.tick(h.backoff.delays[i - 1]);
     }
-    // client-go: 800 ms doubling to 30 s, reset only every 2 minutes. Here: 100 ms doubling to 30 s.
-    expect(h.backoff.delays.slice(0, 10)).toEqual([
-      100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 30000,
+    // client-go: 800 ms doubling to 30 s, reset only every 2 minutes. Here: 100 ms doubling, at most
+    // 500 ms for the first 10 s of the streak, then growing with the time beyond those 10 s to 30 s.
+    expect(h.backoff.delays.slice(0, 30)).toEqual([
+      ...[100, 200, 400],
+      ...Array<number>(20).fill(500),
+      ...[700, 1400, 2800, 5600, 11200, 22400, 30000],
     ]);
-    expect(h.handled).toHaveLength(10);
+    expect(h.handled).toHaveLength(30);
     // The LIST that succeeded was progress: the 410 that ends the next watch waits the first step again.
-    await h.backoffCalls(11);
-    expect(h.backoff.delays[10]).toBe(100);
+    await h.backoffCalls(31);
+    expect(h.backoff.delays[30]).toBe(100);
     await h.stop();
   });
 

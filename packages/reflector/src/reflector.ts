@@ -25,9 +25,10 @@ import {
   type ReflectorStats,
 } from './reflectorOptions.js';
 import { streamingList, type StreamingListHost } from './streamingList.js';
-import { BookmarkCadence, RecoveryPolicy, reflectorBackoff } from './recovery.js';
+import { BookmarkCadence, RecoveryPolicy, reflectorBackoff, type EndedStreak } from './recovery.js';
 import {
   codeOf,
+  faultSummary,
   isInternalError,
   isMalformedStreamError,
   isWatchErrorRetriable,
@@ -130,8 +131,6 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
   /** The watch feeding the store, while one is open. */
   private activeWatch: OpenWatch<T> | undefined;
   private lastEventAt: number | undefined;
-  /** When the current streak of failures began (clock ms), for the recovery log line. */
-  private failingSince: number | undefined;
   /** Requests whose promise has not settled: `run` waits for them before it resolves. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -153,7 +152,10 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     this.watchListEnabled = (options.useWatchList ?? false) && listerWatcher.watchListSupported !== false;
     this.clock = options.clock ?? realClock;
     this.random = options.random ?? Math.random;
-    this.recovery = new RecoveryPolicy(options.backoff ?? reflectorBackoff(this.clock, options.random));
+    this.recovery = new RecoveryPolicy(
+      options.backoff ?? reflectorBackoff(this.clock, options.random),
+      this.clock,
+    );
     this.watchErrorHandler = options.watchErrorHandler ?? defaultWatchErrorHandler;
     this.minWatchTimeoutMs = effectiveMinWatchTimeoutMs(options.minWatchTimeoutMs);
     this.maxInternalErrorRetryDurationMs = options.maxInternalErrorRetryDurationMs ?? 0;
@@ -220,7 +222,6 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       openWatch: (options, signal) => this.openWatch(options, signal),
       retriableFailure: (err) => {
         const ms = this.recovery.failed(retryAfterMs(err));
-        this.noteFailureStart();
         if (isKinformerError(err, ErrorCodes.CONNECTION)) this.handleListAndWatchError(err);
         return ms;
       },
@@ -326,7 +327,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
         } catch (err) {
           if (signal.aborted) return LIST;
           this.logger.warn(
-            { err, code: codeOf(err) },
+            { err: faultSummary(err), code: codeOf(err) },
             'the streaming list failed; falling back to LIST/WATCH (making progress beats deadlocking)',
           );
           handedOver = undefined;
@@ -336,7 +337,6 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     } catch (err) {
       if (signal.aborted) return LIST;
       const ms = this.recovery.failed(retryAfterMs(err));
-      this.noteFailureStart();
       this.handleListAndWatchError(err);
       return this.backoff(ms, LIST, err);
     }
@@ -358,7 +358,6 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     this.endCycle(cycle);
     this.recovery.cycleEnded();
     const ms = this.recovery.failed(retryAfterMs(cause));
-    this.noteFailureStart();
     return this.backoff(ms, LIST, cause);
   }
 
@@ -489,11 +488,10 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
         }
         if (isWatchErrorRetriable(err)) {
           const ms = this.recovery.failed(retryAfterMs(err));
-          this.noteFailureStart();
           if (isKinformerError(err, ErrorCodes.CONNECTION)) this.handleListAndWatchError(err);
           else
             this.logger.debug(
-              { err, code: codeOf(err), resourceVersion },
+              { err: faultSummary(err), code: codeOf(err), resourceVersion },
               'could not start the watch; backing off and re-watching',
             );
           return this.backoff(ms, watchAgain, err);
@@ -554,7 +552,6 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     }
     if (isTooManyRequestsError(err)) {
       const ms = this.recovery.failed(retryAfterMs(err));
-      this.noteFailureStart();
       this.logger.debug(
         { code, retryAfterSeconds: retryAfterMs(err) / 1000, delayMs: ms },
         'watch answered 429; backing off and re-watching',
@@ -567,26 +564,31 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
         // The server replayed the same bad line (e.g. an object whose event is longer than the line
         // limit): rewatching from here would fail forever. A LIST has no line limit: relist.
         this.logger.warn(
-          { err, code, resourceVersion },
+          { err: faultSummary(err), code, resourceVersion },
           'bad watch event again at the same resourceVersion; relisting',
         );
         return this.relistAfter(cycle, err);
       }
       cycle.malformedAt = resourceVersion;
       this.failureLog(
-        { err, code, resourceVersion },
+        { err: faultSummary(err), code, resourceVersion },
         'bad watch event; ending this watch and resuming from the last good resourceVersion',
       );
       const ms = this.recovery.failed(0);
-      this.noteFailureStart();
       return this.backoff(ms, watchAgain, err);
     }
     if (isInternalError(err) && cycle.retry.shouldRetry()) {
-      this.logger.debug({ err, code }, 'watch ended with an internal error; retrying the watch');
+      this.logger.debug(
+        { err: faultSummary(err), code },
+        'watch ended with an internal error; retrying the watch',
+      );
       return watchAgain;
     }
     if (isKinformerError(err, ErrorCodes.VERY_SHORT_WATCH)) this.counters.veryShortWatches++;
-    this.failureLog({ err, code, resourceVersion }, 'watch ended with an error; relisting');
+    this.failureLog(
+      { err: faultSummary(err), code, resourceVersion },
+      'watch ended with an error; relisting',
+    );
     return this.relistAfter(cycle, err);
   }
 
@@ -626,7 +628,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       },
     );
     this.logger.warn(
-      { err, code: err.code, resourceVersion: this.listState.lastSyncRV },
+      { err: faultSummary(err), code: err.code, resourceVersion: this.listState.lastSyncRV },
       'watch stalled; restarting it from the last resourceVersion',
     );
   }
@@ -666,18 +668,13 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     else this.logger.debug({ ...fields, failures: this.recovery.failures() }, msg);
   }
 
-  private noteFailureStart(): void {
-    this.failingSince ??= this.clock.now();
-  }
-
   /** Logs the end of a streak of failures once, at info, with how long it lasted. */
-  private noteProgress(endedFailures: number): void {
-    if (endedFailures === 0 || this.failingSince === undefined) return;
+  private noteProgress(ended: EndedStreak | undefined): void {
+    if (ended === undefined) return;
     this.logger.info(
-      { failures: endedFailures, failingForMs: this.clock.now() - this.failingSince },
+      { failures: ended.failures, failingForMs: ended.failingForMs },
       'recovered: the reflector is making progress again',
     );
-    this.failingSince = undefined;
   }
 
   private handleListAndWatchError(err: unknown): void {
