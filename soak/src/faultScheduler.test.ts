@@ -48,7 +48,12 @@ test('failure rules do not pile up: at most MAX_PENDING_FAILURES wait per scope,
   expect(c.skipped).toBeGreaterThanOrEqual(40 - 4 * MAX_PENDING_FAILURES);
 });
 
-test('the failure rules hit requests, and stop() cancels the rest and counts the hits', async () => {
+/** A scheduler that injected one `error-500` rule (seed 3: lists of every resource, count 3), and a pods ListerWatcher. */
+async function injectedError500(): Promise<{
+  scheduler: FaultScheduler;
+  lw: ReturnType<typeof createListWatch<KubeObject>>;
+  signal: AbortSignal;
+}> {
   const scheduler = new FaultScheduler(server, new Prng(3), new ContinueTrap(server), {
     meanTicks: 1,
     tickMs: 10,
@@ -56,7 +61,11 @@ test('the failure rules hit requests, and stop() cancels the rest and counts the
   });
   await scheduler.tick();
   const lw = createListWatch<KubeObject>(server.kubeConfig(), { version: 'v1', resource: 'pods' });
-  const signal = AbortSignal.timeout(5_000);
+  return { scheduler, lw, signal: AbortSignal.timeout(5_000) };
+}
+
+test('the failure rules hit requests, and stop() cancels the rest and counts the hits', async () => {
+  const { scheduler, lw, signal } = await injectedError500();
   const outcomes: string[] = [];
   for (let i = 0; i < 4; i++) {
     try {
@@ -76,14 +85,7 @@ test('the failure rules hit requests, and stop() cancels the rest and counts the
 // The ten-minute soak at a fault every 2 s (seed 42): rules that waited for "the next request" fell on
 // the one informer in backoff, twelve LISTs in a row, and `all/widgets` had no watch for 378 s.
 test('a failure rule lasts FAILURE_WINDOW_MS: a request sent after its window is not failed for it', async () => {
-  const scheduler = new FaultScheduler(server, new Prng(3), new ContinueTrap(server), {
-    meanTicks: 1,
-    tickMs: 10,
-    weights: only('error-500'),
-  });
-  await scheduler.tick();
-  const lw = createListWatch<KubeObject>(server.kubeConfig(), { version: 'v1', resource: 'pods' });
-  const signal = AbortSignal.timeout(5_000);
+  const { scheduler, lw, signal } = await injectedError500();
   await expect(lw.list({}, { signal })).rejects.toMatchObject({ code: ErrorCodes.INTERNAL });
   await clock.tick(FAILURE_WINDOW_MS);
   await expect(lw.list({}, { signal })).resolves.toMatchObject({ items: [] });
