@@ -1,3 +1,4 @@
+import { parseJson } from './exactJson.js';
 import { jsonErrorPosition } from './lineShape.js';
 import { constants as bufferConstants } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
@@ -13,6 +14,12 @@ import { excerpt } from './responseError.js';
 
 /** Longest single list item (one object's JSON) accepted by default, in bytes: 16 MiB, as a watch line. */
 export const DEFAULT_MAX_LIST_ITEM_BYTES = 16 * 1024 * 1024;
+/**
+ * Bodies up to this many bytes (16 MiB) are parsed with one `JSON.parse` once complete, by default: a
+ * page of 500 pods (2–4 MB) is one native parse, not 500. Longer ones are decoded item by item as they
+ * stream in, so no body of any size is held whole.
+ */
+export const DEFAULT_WHOLE_LIST_BYTES = 16 * 1024 * 1024;
 /** Bytes of the body's start kept for error excerpts. */
 const HEAD_BYTES = 1000;
 
@@ -24,10 +31,18 @@ export interface ListDecoderOptions<T = unknown> {
   details?: Record<string, unknown>;
   /** The answer's HTTP status, put on errors. */
   httpStatus?: number;
+  /**
+   * A body of at most this many bytes (and at most `maxItemBytes`) is kept as it arrives, checked
+   * for depth, and parsed with one `JSON.parse` when it ends; a longer one is decoded item by item
+   * from the byte that passes the limit (what was kept is decoded first, then dropped). Default
+   * {@link DEFAULT_WHOLE_LIST_BYTES}; `0` decodes every body item by item.
+   */
+  wholeBodyBytes?: number;
   /** What the list is of, for messages (`pods.v1`). */
   what?: string;
   /**
-   * Called with each item as soon as it is parsed; the list keeps what it returns instead. Meant for
+   * Called with each item once it is parsed (as it arrives, or when the body ends for a body parsed
+   * whole); the list keeps what it returns instead. Meant for
    * returning an equal object the caller already holds (the cached object at the same
    * resourceVersion), so that the parsed copy is garbage at once and a relist of unchanged objects
    * does not hold them twice. It must return the item or an object equal to it; a throw fails the list.
@@ -35,6 +50,7 @@ export interface ListDecoderOptions<T = unknown> {
   reuseItem?: (item: T) => T;
 }
 
+const EMPTY = Buffer.alloc(0);
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
@@ -80,10 +96,20 @@ type Collecting = 'key' | 'value' | 'item' | 'null-items';
 
 /**
  * A streaming decoder of a Kubernetes LIST body (`{"kind":…,"metadata":{…},"items":[…]}`): bytes go
- * in as they arrive ({@link write}), each element of `items` is found at the byte level (strings,
- * escapes and nesting respected) and parsed alone (`JSON.parse` of that item's bytes), so neither the
- * whole body nor a string of it is ever held; only the item being collected is. `metadata`, `kind`
- * and `apiVersion` are parsed from their own bytes, wherever they are in the object.
+ * in as they arrive ({@link write}).
+ *
+ * - A body of at most `wholeBodyBytes` (16 MiB: a page of a paged list) is kept as it arrives, its
+ *   nesting checked byte by byte, and parsed with one `JSON.parse` when it ends: one native parse per
+ *   page, as fast as parsing can be.
+ * - From the byte that passes that limit, the body is decoded item by item: each element of `items`
+ *   is found at the byte level (strings, escapes and nesting respected) and parsed alone (`JSON.parse`
+ *   of that item's bytes), so neither the whole body nor a string of it is ever held; only the item
+ *   being collected is. `metadata`, `kind` and `apiVersion` are parsed from their own bytes, wherever
+ *   they are in the object. A list longer than a V8 string can hold (200k pods in one response) decodes.
+ *
+ * Both give the same list and the same errors (a whole body that does not parse as a list is decoded
+ * item by item to find what is wrong). Texts whose keys hold a backslash are parsed without
+ * `JSON.parse` (see `parseJson`: V8's wrong-key bug).
  *
  * Accepts any valid JSON layout (pretty-printed, `metadata` before or after `items`, UTF-8 split
  * across chunks: an item is decoded from its collected bytes). `items: null` is `[]`; a missing
@@ -121,6 +147,14 @@ export class ListDecoder<T> {
   private headBytes = 0;
   private readonly maxItemBytes: number;
   private readonly options: ListDecoderOptions<T>;
+  /** Keeping the body whole (it has not passed `wholeBodyBytes`); its chunks so far. */
+  private whole: boolean;
+  private readonly wholeLimit: number;
+  private kept: Buffer[] = [];
+  // The whole body's nesting scan, kept across chunks.
+  private wholeDepth = 0;
+  private wholeInString = false;
+  private wholeEscaped = false;
 
   constructor(options: ListDecoderOptions<T> = {}) {
     const max = options.maxItemBytes ?? DEFAULT_MAX_LIST_ITEM_BYTES;
@@ -132,6 +166,15 @@ export class ListDecoder<T> {
     }
     // A UTF-8 byte is at most one UTF-16 unit, so this many bytes always fit in one string.
     this.maxItemBytes = Math.min(max, bufferConstants.MAX_STRING_LENGTH);
+    const whole = options.wholeBodyBytes ?? DEFAULT_WHOLE_LIST_BYTES;
+    if (!Number.isSafeInteger(whole) || whole < 0) {
+      throw new KinformerError(
+        ErrorCodes.INVALID_OPTION,
+        `wholeBodyBytes must be a non-negative integer, not ${String(whole)}`,
+      );
+    }
+    this.wholeLimit = Math.min(whole, this.maxItemBytes);
+    this.whole = this.wholeLimit > 0;
     this.options = options;
   }
 
@@ -145,13 +188,82 @@ export class ListDecoder<T> {
     return this.items.length;
   }
 
-  /** Feeds the next chunk of the body. Throws a `KinformerError` when the body cannot be a list. */
+  /**
+   * Feeds the next chunk of the body (the decoder may keep it: do not reuse its memory). Throws a
+   * `KinformerError` when the body cannot be a list (for a body kept whole, some errors only at {@link end}).
+   */
   write(buf: Buffer): void {
     if (this.headBytes < HEAD_BYTES) {
       const keep = Buffer.from(buf.subarray(0, HEAD_BYTES - this.headBytes));
       this.head.push(keep);
       this.headBytes += keep.length;
     }
+    if (this.whole) {
+      if (this.total + buf.length <= this.wholeLimit && this.scanWhole(buf)) {
+        this.kept.push(buf);
+        this.total += buf.length;
+        return;
+      }
+      this.streamKept();
+    }
+    this.stream(buf);
+  }
+
+  /**
+   * Scans a chunk of a body kept whole for nesting; false when it goes deeper than
+   * `MAX_OBJECT_DEPTH` (the item-by-item decoder then finds where, and throws).
+   */
+  private scanWhole(buf: Buffer): boolean {
+    let depth = this.wholeDepth;
+    let inString = this.wholeInString;
+    const n = buf.length;
+    let i = 0;
+    if (this.wholeEscaped) {
+      this.wholeEscaped = false;
+      i = 1;
+    }
+    while (i < n) {
+      if (inString) {
+        while (i < n) {
+          const c = buf[i] as number;
+          if (c === QUOTE) break;
+          i += c === BACKSLASH ? 2 : 1;
+        }
+        if (i >= n) {
+          this.wholeEscaped = i > n;
+          break;
+        }
+        i++;
+        inString = false;
+        continue;
+      }
+      const c = buf[i++] as number;
+      if (c === QUOTE) inString = true;
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        if (++depth > MAX_OBJECT_DEPTH) return false;
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+    }
+    this.wholeDepth = depth;
+    this.wholeInString = inString;
+    return true;
+  }
+
+  /** Stops keeping the body whole: decodes what was kept item by item, from its first byte. */
+  private streamKept(): void {
+    this.whole = false;
+    const kept = this.kept;
+    this.kept = [];
+    this.total = 0;
+    for (let k = 0; k < kept.length; k++) {
+      const chunk = kept[k] as Buffer;
+      // Dropped as it is decoded: only the item being collected stays.
+      kept[k] = EMPTY;
+      this.stream(chunk);
+    }
+  }
+
+  /** The item-by-item decoder: feeds it the next chunk. */
+  private stream(buf: Buffer): void {
     const base = this.total;
     this.total += buf.length;
     const n = buf.length;
@@ -238,6 +350,12 @@ export class ListDecoder<T> {
    * the array). Throws `ERR_LIST_TRUNCATED` when the body stopped before the list was complete.
    */
   end(): KubeList<T> {
+    if (this.whole) {
+      const list = this.parseWhole();
+      if (list !== undefined) return list;
+      // Not a list, or not JSON: the item-by-item decoder says what is wrong, and where.
+      this.streamKept();
+    }
     if (this.mode !== Mode.done) {
       if (this.total === 0) throw this.bad('is empty', 0);
       throw this.error(
@@ -261,6 +379,51 @@ export class ListDecoder<T> {
       }
     }
     top.items = this.items;
+    return top as unknown as KubeList<T>;
+  }
+
+  /**
+   * The list from a body kept whole, parsed at once; `undefined` when it is not JSON or not a list
+   * (the caller decodes it item by item for the error).
+   */
+  private parseWhole(): KubeList<T> | undefined {
+    if (this.total === 0 || this.wholeInString || this.wholeDepth !== 0) return undefined;
+    const kept = this.kept;
+    const text = (kept.length === 1 ? (kept[0] as Buffer) : Buffer.concat(kept, this.total)).toString('utf8');
+    let body: unknown;
+    try {
+      body = parseJson(text);
+    } catch {
+      return undefined;
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+    const top = body as Record<string, unknown>;
+    let items = top.items;
+    if (items === null || (items === undefined && typeof top.kind === 'string' && top.kind.endsWith('List')))
+      items = [];
+    if (!Array.isArray(items)) return undefined;
+    for (const item of items as unknown[]) {
+      if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
+    }
+    const metadata = top.metadata;
+    if (metadata !== undefined && metadata !== null) {
+      if (typeof metadata !== 'object' || Array.isArray(metadata)) return undefined;
+      const cont = (metadata as Record<string, unknown>).continue;
+      if (cont !== undefined && typeof cont !== 'string') return undefined;
+    }
+    const reuse = this.options.reuseItem;
+    const list = items as T[];
+    if (reuse !== undefined) for (let i = 0; i < list.length; i++) list[i] = reuse(list[i] as T);
+    this.kept = [];
+    this.items = list;
+    this.whole = false;
+    this.mode = Mode.done;
+    Object.defineProperty(top, 'items', {
+      value: list,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     return top as unknown as KubeList<T>;
   }
 
@@ -307,7 +470,7 @@ export class ListDecoder<T> {
       i++;
     }
     // Items sit at depth 3 (list object, items array, item); other top-level values at depth 2.
-    const maxDepth = MAX_OBJECT_DEPTH - 2;
+    const maxDepth = this.collecting === 'item' ? MAX_OBJECT_DEPTH - 2 : MAX_OBJECT_DEPTH - 1;
     while (i < n) {
       if (inString) {
         let c = 0;
@@ -375,7 +538,7 @@ export class ListDecoder<T> {
     this.start = -1;
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = this.collecting === 'key' ? JSON.parse(text) : parseJson(text);
     } catch (cause) {
       // Not V8's SyntaxError as cause: its message quotes the item's text (a Secret's data, say).
       const position = jsonErrorPosition(cause);
