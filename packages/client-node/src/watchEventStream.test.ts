@@ -420,6 +420,39 @@ describe('WatchEventStream and hostile data', () => {
     });
   });
 
+  it('does not scan a line for depth that is too short to be too deep (a 15 000-character pod)', async () => {
+    // 15 000 characters cannot hold 10 001 levels of valid JSON (two brackets per level). The scan
+    // counts brackets with indexOf('{'): count those calls while the line is decoded.
+    const big = line('MODIFIED', pod('big', '3', { data: { blob: 'x'.repeat(15_000) } }));
+    const original = String.prototype.indexOf;
+    let scans = 0;
+    String.prototype.indexOf = function (this: string, search: string, position?: number): number {
+      if (search === '{' || search === '[') scans++;
+      return original.call(this, search, position);
+    };
+    let result: { events: unknown[]; error: unknown };
+    try {
+      result = await drain(stream(source([Buffer.from(big)])));
+    } finally {
+      String.prototype.indexOf = original;
+    }
+    expect(result.error).toBeUndefined();
+    expect(result.events).toHaveLength(1);
+    expect(scans).toBe(0);
+  });
+
+  it("reads an escaped key right after an event whose object has a key holding a backslash (V8's wrong-key bug)", async () => {
+    // nodejs/node#63785: JSON.parse of {"w":1,"\\\\":0} then of {"w":1,"\\"":2} gives the key \ for ".
+    const trap = `{"type":"ADDED","object":{"metadata":{"name":"t","resourceVersion":"1"},"data":{"ws-1":1,"\\\\":0}}}\n`;
+    const victim = `{"type":"ADDED","object":{"metadata":{"name":"v","resourceVersion":"2"},"data":{"ws-1":1,"\\"":2}}}\n`;
+    const { events, error } = await drain(stream(source([Buffer.from(trap + victim)])));
+    expect(error).toBeUndefined();
+    expect(events.map((e) => Object.keys(e.object.data as object))).toEqual([
+      ['ws-1', '\\'],
+      ['ws-1', '"'],
+    ]);
+  });
+
   it("accepts an object nested as deep as Go's decoder allows (10 000 levels in all)", async () => {
     // The envelope and the object are 2 levels, `data` holds the other 9 998.
     const { events, error } = await drain(stream(source([Buffer.from(deepLine(9_998))])));

@@ -4,17 +4,24 @@ import {
   hasObjectMeta,
   jsonNestingExceeds,
   KinformerError,
+  MAX_OBJECT_DEPTH,
   objectTooDeepError,
   validateResourceVersion,
   type KubeObject,
 } from '@kinformer/core';
 import type { WatchEvent } from '@kinformer/reflector';
+import { parseJson } from './exactJson.js';
 import { describeLine, jsonErrorPosition } from './lineShape.js';
 
 /** The default limit on one watch line (one event): 16 MiB. Longer lines fail the stream. */
 export const DEFAULT_MAX_WATCH_LINE_BYTES = 16 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
+/**
+ * JSON nested deeper than `MAX_OBJECT_DEPTH` has an opening and a closing bracket per level, so valid
+ * JSON this short cannot be: a line that parsed is checked for depth only when it is at least this long.
+ */
+const MIN_TOO_DEEP_CHARS = 2 * (MAX_OBJECT_DEPTH + 1);
 /** Pause the socket while this many received bytes wait to be decoded (backpressure). */
 const PAUSE_BYTES = 1024 * 1024;
 
@@ -319,13 +326,10 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
   }
 
   private parse(text: string, unterminated: boolean): WatchEvent<T> | undefined {
-    // Go's decoder refuses JSON nested deeper than 10 000 levels; so do we, before anything
-    // (freezing, a handler, JSON.stringify) recurses into such an object and overflows the stack.
-    const tooDeepAt = jsonNestingExceeds(text);
-    if (tooDeepAt >= 0) throw this.tooDeep(text, tooDeepAt);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      // V8's parser is not recursive: any depth parses; the depth is checked below.
+      parsed = parseJson(text);
     } catch (cause) {
       if (text.trim() === '') return undefined;
       // V8's message quotes the text ("Unexpected token 'x', "…" is not valid JSON"): it is
@@ -346,6 +350,13 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
           details,
         },
       );
+    }
+    // Go's decoder refuses JSON nested deeper than 10 000 levels; so do we, before anything
+    // (freezing, a handler, JSON.stringify) recurses into such an object and overflows the stack.
+    // Only a line long enough to be that deep is scanned (no pod is: a 20 KB line is not checked).
+    if (text.length >= MIN_TOO_DEEP_CHARS) {
+      const tooDeepAt = jsonNestingExceeds(text);
+      if (tooDeepAt >= 0) throw this.tooDeep(text, tooDeepAt, parsed);
     }
     if (typeof parsed !== 'object' || parsed === null)
       throw this.malformed('is not a JSON object', text, parsed);
@@ -421,14 +432,7 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
     });
   }
 
-  private tooDeep(text: string, position: number): KinformerError {
-    // V8's parser is not recursive: the line can be parsed to name the object in the error.
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
+  private tooDeep(text: string, position: number, parsed: unknown): KinformerError {
     const details = this.lineDetails(text, parsed);
     const object = (parsed as { object?: unknown } | undefined)?.object;
     const meta = hasObjectMeta(object) ? object.metadata : undefined;
