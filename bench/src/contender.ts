@@ -35,6 +35,8 @@ export interface ContenderResult {
   name: string;
   pods: number;
   syncMs: number;
+  /** CPU time (user + system) of the contender's process from start to synced: less moved by other load than `syncMs`. */
+  syncCpuMs: number;
   heapAfterSyncMB: number;
   rssAfterSyncMB: number;
   eventsPerSec: number;
@@ -65,11 +67,14 @@ async function main(): Promise<void> {
   const events = Number(eventsArg);
   const c = factory(serverUrl);
 
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await c.start();
   const expected = c.expectedSize?.(pods) ?? pods;
   while (c.size() < expected) await new Promise((r) => setImmediate(r));
   const syncMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const syncCpuMs = (cpu.user + cpu.system) / 1000;
   await new Promise((r) => setTimeout(r, 50));
   gc();
   const heapAfterSyncMB = process.memoryUsage().heapUsed / MB;
@@ -113,6 +118,7 @@ async function main(): Promise<void> {
     name: name!,
     pods,
     syncMs,
+    syncCpuMs,
     heapAfterSyncMB,
     rssAfterSyncMB,
     eventsPerSec,

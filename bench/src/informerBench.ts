@@ -4,7 +4,12 @@
  * process; each contender runs in a fresh child process per round. Prints a table of medians and
  * ratios and writes it, with a chart, to docs/performance.md.
  *
- * Options: --rounds N (3), --sizes 10000,50000, --events 100000, --only floor,kinformer, --no-write
+ * Options: --rounds N (3), --sizes 20000,50000, --events 100000, --only floor,kinformer, --no-write
+ *
+ * Every change to the list or watch path (client-node's decoders, the reflector's list and relist, the
+ * FIFO's and the store's replace) re-runs this (`pnpm bench:informer`; at least `-- --sizes 20000
+ * --events 0 --no-levers`) and `pnpm bench:scale`, and updates docs/performance.md with what it
+ * measured: see bench/README.md.
  */
 import { runContender, startServer } from './children.js';
 import type { ContenderResult } from './contender.js';
@@ -16,7 +21,7 @@ function opt(name: string, dflt: string): string {
   return i >= 0 && args[i + 1] ? args[i + 1]! : dflt;
 }
 const rounds = Number(opt('rounds', '3'));
-const sizes = opt('sizes', '10000,50000').split(',').map(Number);
+const sizes = opt('sizes', '20000,50000').split(',').map(Number);
 const events = Number(opt('events', '100000'));
 const names = opt('only', 'floor,floor-http,client-node,kinformer').split(',');
 /** Memory levers, measured at the largest size (sync, heap and relist; no watch burst). */
@@ -50,7 +55,7 @@ async function main(): Promise<void> {
           if (contenderEvents) await post(`${url}/_bench/prepare?events=${contenderEvents}`);
           const res = await runContender(name, url, pods, contenderEvents);
           process.stderr.write(
-            `  ${name} pods=${pods} round=${r + 1}: sync ${res.syncMs.toFixed(0)} ms, heap ${res.heapAfterSyncMB.toFixed(1)} MB, ${res.eventsPerSec.toFixed(0)} ev/s, relist peak RSS ${res.peakRssDuringRelistMB.toFixed(0)} MB\n`,
+            `  ${name} pods=${pods} round=${r + 1}: sync ${res.syncMs.toFixed(0)} ms (CPU ${res.syncCpuMs.toFixed(0)} ms), heap ${res.heapAfterSyncMB.toFixed(1)} MB, ${res.eventsPerSec.toFixed(0)} ev/s, relist peak RSS ${res.peakRssDuringRelistMB.toFixed(0)} MB\n`,
           );
           results.set(name, [...(results.get(name) ?? []), res]);
         }
@@ -60,6 +65,7 @@ async function main(): Promise<void> {
           name,
           pods,
           syncMs: median(rs.map((x) => x.syncMs)),
+          syncCpuMs: median(rs.map((x) => x.syncCpuMs)),
           heapAfterSyncMB: median(rs.map((x) => x.heapAfterSyncMB)),
           rssAfterSyncMB: median(rs.map((x) => x.rssAfterSyncMB)),
           eventsPerSec: evs && !LEVERS.includes(name) ? median(rs.map((x) => x.eventsPerSec)) : undefined,

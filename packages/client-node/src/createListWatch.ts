@@ -59,7 +59,8 @@ export interface ListWatchOptions {
    */
   maxListItemBytes?: number;
   /**
-   * Called with each list item as soon as it is decoded; the list keeps what it returns. Return the
+   * Called with each list item once it is decoded (when the page ends, for a page parsed whole); the
+   * list keeps what it returns. Return the
    * item itself, or an equal object you already hold — typically the cached object when its
    * `metadata.resourceVersion` is the item's — so that a relist does not hold unchanged objects twice
    * (the parsed copy becomes garbage at once). Do not return an object that differs from the item.
@@ -87,8 +88,9 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * - Authentication, TLS, exec plugins, proxies and in-cluster config come from `kubeConfig`
  *   (`applyToHTTPSOptions`, evaluated per request). Requests use node's `http`/`https` with the agent
  *   client-node builds for the cluster.
- * - `list` resolves with the list, decoded as the body streams in (see `ListDecoder`): each item
- *   is parsed on its own, so a list of any size decodes and no whole-body Buffer or string is held;
+ * - `list` resolves with the list, decoded as the body streams in (see `ListDecoder`): a page (up to
+ *   16 MiB) with one `JSON.parse`, a longer body item by item, so a list of any size decodes and no
+ *   body over 16 MiB is held whole;
  *   `items: null` becomes `[]`. A non-2xx answer rejects with `KinformerError.fromStatus` when the body is a Status, else
  *   with the HTTP status' code (plain-text 429 → `ERR_TOO_MANY_REQUESTS`, Go's plain 404 →
  *   `ERR_NOT_FOUND`) or `ERR_BAD_RESPONSE` for an HTML page; `Retry-After` becomes
