@@ -447,7 +447,7 @@ describe('WatchEventStream and hostile data', () => {
     const victim = `{"type":"ADDED","object":{"metadata":{"name":"v","resourceVersion":"2"},"data":{"ws-1":1,"\\"":2}}}\n`;
     const { events, error } = await drain(stream(source([Buffer.from(trap + victim)])));
     expect(error).toBeUndefined();
-    expect(events.map((e) => Object.keys(e.object.data as object))).toEqual([
+    expect(events.map((e) => Object.keys((e.object as Obj).data as object))).toEqual([
       ['ws-1', '\\'],
       ['ws-1', '"'],
     ]);
