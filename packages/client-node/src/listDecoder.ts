@@ -60,6 +60,20 @@ const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 
+/**
+ * From `i` inside a string: the index of its closing quote, or `n` when the string goes on past the
+ * chunk (`n + 1` when the chunk ends in a backslash: the next chunk's first byte is escaped). Bytes of
+ * multi-byte UTF-8 characters are all >= 0x80, so never a quote or a backslash.
+ */
+function closingQuote(buf: Buffer, i: number, n: number): number {
+  while (i < n) {
+    const c = buf[i] as number;
+    if (c === QUOTE) return i;
+    i += c === BACKSLASH ? 2 : 1;
+  }
+  return i;
+}
+
 /** True for JSON whitespace. */
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -224,16 +238,12 @@ export class ListDecoder<T> {
     }
     while (i < n) {
       if (inString) {
-        while (i < n) {
-          const c = buf[i] as number;
-          if (c === QUOTE) break;
-          i += c === BACKSLASH ? 2 : 1;
-        }
-        if (i >= n) {
-          this.wholeEscaped = i > n;
+        const q = closingQuote(buf, i, n);
+        if (q >= n) {
+          this.wholeEscaped = q > n;
           break;
         }
-        i++;
+        i = q + 1;
         inString = false;
         continue;
       }
@@ -473,17 +483,12 @@ export class ListDecoder<T> {
     const maxDepth = this.collecting === 'item' ? MAX_OBJECT_DEPTH - 2 : MAX_OBJECT_DEPTH - 1;
     while (i < n) {
       if (inString) {
-        let c = 0;
-        while (i < n) {
-          c = buf[i] as number;
-          if (c === QUOTE) break;
-          i += c === BACKSLASH ? 2 : 1;
-        }
-        if (i >= n) {
-          this.escaped = i > n;
+        const q = closingQuote(buf, i, n);
+        if (q >= n) {
+          this.escaped = q > n;
           break;
         }
-        i++;
+        i = q + 1;
         inString = false;
         if (depth === 0) break;
         continue;
