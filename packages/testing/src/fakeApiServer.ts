@@ -13,6 +13,10 @@ import {
   type ObjectMeta,
 } from '@kinformer/core';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { randomUUID } from 'node:crypto';
+import { SYSTEM_NAMESPACES } from './admission.js';
+import { CrdController } from './crd.js';
+import { rfc3339 } from './storedForm.js';
 import { fakeKubeConfig, type FakeKubeConfigOptions } from './fakeKubeConfig.js';
 import { FakeApiServerFaults } from './faults.js';
 import { HttpApi } from './httpApi.js';
@@ -107,6 +111,19 @@ export interface FakeApiServerOptions {
    */
   watchCacheLag?: WatchCacheLagOptions;
   logger?: Logger;
+  /**
+   * The NamespaceLifecycle admission plugin (default true, as kube-apiserver): a create over HTTP
+   * into a namespace that does not exist gets 404 `namespaces "x" not found`. The system namespaces
+   * (`default`, `kube-system`, `kube-public`, `kube-node-lease`) exist from the start; create others
+   * first (`server.create('namespaces', …)` or a POST). False accepts writes into any namespace, as
+   * the fake did before. The in-process API never checks.
+   */
+  namespaceLifecycle?: boolean;
+  /**
+   * Start with the system namespaces stored (default true when `namespaces` is served): as objects
+   * that existed before the server started, at the initial resourceVersion and without events.
+   */
+  systemNamespaces?: boolean;
   /** Keep {@link FakeApiServer.requests} (default true). */
   recordRequests?: boolean;
   /**
@@ -239,7 +256,27 @@ export class FakeApiServer implements WatchHost {
       url,
       requests: (options.recordRequests ?? true) ? this.#requests : undefined,
       closing: () => this.#closing !== undefined,
+      namespaceLifecycle: options.namespaceLifecycle ?? true,
     });
+    const namespaces = registry.lookup('', 'v1', 'namespaces');
+    if (namespaces !== undefined && (options.systemNamespaces ?? true)) {
+      const created = rfc3339(this.#clock.now());
+      for (const name of SYSTEM_NAMESPACES) {
+        this.store.preload(namespaces, '', name, {
+          metadata: {
+            name,
+            uid: randomUUID(),
+            resourceVersion: String(this.store.rev),
+            creationTimestamp: created,
+            labels: { 'kubernetes.io/metadata.name': name },
+          },
+          spec: { finalizers: ['kubernetes'] },
+          status: { phase: 'Active' },
+        });
+      }
+    }
+    const crds = registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+    if (crds !== undefined) new CrdController(registry, this.store, this.#clock, crds);
   }
 
   /**

@@ -2,7 +2,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { ErrorCodes, KinformerError, parseFieldSelector, type Clock, type Logger } from '@kinformer/core';
 import { parseApiPath, verbOf, type ApiPath } from './apiPath.js';
-import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
+import { checkNamespace, decodeWrite, fieldValidationOf } from './admission.js';
+import {
+  aggregatedDiscovery,
+  aggregatedDiscoveryVersion,
+  coreVersions,
+  group,
+  groupList,
+  resourceList,
+  versionInfo,
+} from './discovery.js';
+import type { JsonObject } from './fieldSets.js';
+import { openApiV2Document, openApiV3Document, openApiV3Index } from './openapi.js';
+import { isReview, review } from './reviews.js';
+import { includeObjectOf, toTable } from './table.js';
 import type { FakeApiServerFaults, RequestVerb } from './faults.js';
 import type { DeleteBehaviour } from './gracefulDeletion.js';
 import { serveList } from './listHandler.js';
@@ -58,6 +71,39 @@ export interface HttpApiContext {
   readonly requests: RequestRecord[] | undefined;
   /** True once the server is closing (new watches are refused). */
   closing(): boolean;
+  /** NamespaceLifecycle admission: creates into a namespace that does not exist get 404. */
+  readonly namespaceLifecycle: boolean;
+}
+
+/** The media types a create or update body may have here (JSON only; kube also reads YAML, protobuf and CBOR). */
+function isJsonBody(contentType: string | undefined): boolean {
+  if (contentType === undefined || contentType.trim() === '') return true;
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || type === '*/*';
+}
+
+/**
+ * 415 for a body in a media type the server cannot decode (`handlers/rest.go`
+ * `negotiation.NegotiateInputSerializer` → `NewUnsupportedMediaTypeError`). client-go (1.32) then
+ * retries the request in JSON.
+ */
+function unsupportedMediaType(contentType: string | undefined): KinformerError {
+  return new KinformerError(ErrorCodes.API_STATUS, `unsupported media type ${String(contentType)}`, {
+    status: makeStatus({
+      code: 415,
+      reason: 'UnsupportedMediaType',
+      message: `the body of the request was in an unknown format - accepted media types include: application/json`,
+    }),
+  });
+}
+
+/** Sets the `Warning` headers of a response (`warning.AddWarning`: `299 - "<text>"`). */
+function addWarnings(res: ServerResponse, warnings: readonly string[]): void {
+  if (warnings.length === 0 || res.headersSent) return;
+  res.setHeader(
+    'Warning',
+    warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+  );
 }
 
 type ResourcePath = Extract<ApiPath, { kind: 'resource' }>;
@@ -143,6 +189,10 @@ export class HttpApi {
     // is still authenticated by any other authenticator (here: any bearer token), else 401.
     if (identity?.invalidCertificate === true && req.headers.authorization === undefined)
       throw unauthorizedError();
+    if (path.kind === 'unknown' && method === 'GET' && url.pathname.startsWith('/openapi/')) {
+      this.#serveOpenApi(req, res, url.pathname);
+      return;
+    }
     if (path.kind === 'unknown') {
       sendPlain(res, 404, '404 page not found\n');
       return;
@@ -173,18 +223,33 @@ export class HttpApi {
       case 'get': {
         const representation = this.#negotiate(req, 'object');
         const entry = ctx.store.get(path.type, path.namespace ?? '', path.name!);
+        if (representation === 'table') {
+          const obj = JSON.parse(entry.typedJson()) as JsonObject;
+          const table = toTable(path.type, [obj], {}, includeObjectOf(params), ctx.clock.now());
+          sendJson(res, 200, JSON.stringify(table), pretty);
+          return;
+        }
         sendJson(res, 200, representation === 'partial' ? entry.partialJson() : entry.typedJson(), pretty);
         return;
       }
       case 'create': {
         if (path.type.namespaced && path.namespace === undefined) throw methodNotAllowedError();
-        const body = await readJson(req);
+        const body = await this.#readObject(req);
+        if (isReview(path.type)) {
+          sendJson(res, 201, JSON.stringify(review(path.type, body, identity?.user)), pretty);
+          return;
+        }
+        const warnings = decodeWrite(path.type, body, { creating: true, fieldValidation: fieldValidationOf(params) });
+        if (ctx.namespaceLifecycle) checkNamespace(ctx.registry, ctx.store, path.type, path.namespace);
         const entry = ctx.store.create(path.type, path.namespace, body);
+        addWarnings(res, warnings);
         sendJson(res, 201, entry.typedJson(), pretty);
         return;
       }
       case 'update': {
-        const body = await readJson(req);
+        const body = await this.#readObject(req);
+        const warnings = decodeWrite(path.type, body, { creating: false, fieldValidation: fieldValidationOf(params) });
+        addWarnings(res, warnings);
         const entry = ctx.store.update(
           path.type,
           path.namespace,
@@ -202,6 +267,7 @@ export class HttpApi {
           throw unsupportedPatchTypeError(path.type);
         }
         const body = await readJson(req);
+        const fieldValidation = fieldValidationOf(params);
         const entry = ctx.store.patch(
           path.type,
           path.namespace ?? '',
@@ -209,6 +275,7 @@ export class HttpApi {
           patchType,
           body,
           path.subresource,
+          (patched) => addWarnings(res, decodeWrite(path.type, patched, { creating: false, fieldValidation })),
         );
         sendJson(res, 200, entry.typedJson(), pretty);
         return;
@@ -248,6 +315,36 @@ export class HttpApi {
     }
   }
 
+  /** Reads a create/update body: JSON only (415 otherwise), a JSON object (400 otherwise). */
+  async #readObject(req: IncomingMessage): Promise<JsonObject> {
+    const contentType = req.headers['content-type'];
+    if (!isJsonBody(contentType)) {
+      await readBody(req);
+      throw unsupportedMediaType(contentType);
+    }
+    const body = await readJson(req);
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw badRequestError('the body of the request was not a JSON object');
+    return body as JsonObject;
+  }
+
+  /** `/openapi/v2`, `/openapi/v3`, `/openapi/v3/<api/v1 | apis/g/v>` (`openapi.ts`). */
+  #serveOpenApi(req: IncomingMessage, res: ServerResponse, pathname: string): void {
+    const registry = this.#ctx.registry;
+    let doc: unknown;
+    if (pathname === '/openapi/v2') {
+      const accept = req.headers.accept ?? '';
+      if (accept !== '' && !/application\/json|\*\/\*/.test(accept)) throw notAcceptableOpenApi();
+      doc = openApiV2Document(registry);
+    } else if (pathname === '/openapi/v3' || pathname === '/openapi/v3/') {
+      doc = openApiV3Index(registry);
+    } else if (pathname.startsWith('/openapi/v3/')) {
+      doc = openApiV3Document(registry, pathname.slice('/openapi/v3/'.length).replace(/\/$/, ''));
+    }
+    if (doc === undefined) sendPlain(res, 404, '404 page not found\n');
+    else sendJson(res, 200, JSON.stringify(doc), false);
+  }
+
   #negotiate(req: IncomingMessage, target: ResponseTarget): Representation {
     const representation = negotiate(req.headers.accept, target);
     if (representation instanceof KinformerError) throw representation;
@@ -285,11 +382,20 @@ export class HttpApi {
         table,
         namespace: path.namespace,
         query,
-        representation,
+        representation: representation === 'table' ? 'full' : representation,
         freshnessWaitMs: ctx.host.timing.freshnessWaitMs,
         cache: ctx.host.timing.cache,
       });
-      if (!res.destroyed) sendJson(res, 200, body, pretty);
+      if (res.destroyed) return;
+      if (representation === 'table') {
+        const list = JSON.parse(body) as { metadata: JsonObject; items: JsonObject[] };
+        const type = path.type;
+        const items = list.items.map((item) => ({ kind: type.kind, apiVersion: type.apiVersion, ...item }));
+        const out = toTable(type, items, list.metadata, includeObjectOf(params), ctx.clock.now());
+        sendJson(res, 200, JSON.stringify(out), pretty);
+        return;
+      }
+      sendJson(res, 200, body, pretty);
       return;
     }
     if (query.resourceVersion !== '' && parseResourceVersion(query.resourceVersion) === undefined) {
@@ -302,7 +408,19 @@ export class HttpApi {
       res.destroy();
       return;
     }
-    const watcher = new Watcher(ctx.host, table, res, query, path.namespace, representation);
+    const includeObject = includeObjectOf(params);
+    const type = path.type;
+    const watcher = new Watcher(
+      ctx.host,
+      table,
+      res,
+      query,
+      path.namespace,
+      representation === 'table' ? 'full' : representation,
+      representation === 'table'
+        ? (line) => tableEventLine(line, (obj) => toTable(type, [obj], {}, includeObject, ctx.clock.now()))
+        : undefined,
+    );
     await watcher.start();
   }
 
@@ -329,6 +447,17 @@ export class HttpApi {
     path: Extract<ApiPath, { kind: 'discovery' }>,
   ): void {
     const registry = this.#ctx.registry;
+    const aggregated = aggregatedDiscoveryVersion(req.headers.accept);
+    if (aggregated !== undefined && (path.document === 'api' || path.document === 'apis')) {
+      sendJson(
+        res,
+        200,
+        JSON.stringify(aggregatedDiscovery(registry, path.document === 'api', aggregated)),
+        false,
+        `application/json;g=apidiscovery.k8s.io;v=${aggregated};as=APIGroupDiscoveryList`,
+      );
+      return;
+    }
     let doc: unknown;
     switch (path.document) {
       case 'health':
@@ -383,4 +512,25 @@ function deleteOptions(
   if (typeof options?.gracePeriodSeconds === 'number')
     behaviour.gracePeriodSeconds = options.gracePeriodSeconds;
   return { preconditions, behaviour };
+}
+
+/**
+ * A watch event line as a Table event (`handlers/watch.go` transforms each event's object): the
+ * object becomes a one-row Table; BOOKMARK and ERROR events pass unchanged.
+ */
+function tableEventLine(line: string, table: (obj: JsonObject) => JsonObject): string {
+  const event = JSON.parse(line) as { type: string; object: JsonObject };
+  if (event.type === 'BOOKMARK' || event.type === 'ERROR') return line;
+  return `${JSON.stringify({ type: event.type, object: table(event.object) })}\n`;
+}
+
+/** 406 for `/openapi/v2` in protobuf (the fake serves it in JSON only). */
+function notAcceptableOpenApi(): KinformerError {
+  return new KinformerError(ErrorCodes.API_STATUS, 'openapi v2 is served in JSON only', {
+    status: makeStatus({
+      code: 406,
+      reason: 'NotAcceptable',
+      message: 'only the following media types are accepted: application/json',
+    }),
+  });
 }

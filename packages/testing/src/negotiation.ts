@@ -1,8 +1,8 @@
 import type { KinformerError } from '@kinformer/core';
 import { notAcceptableError } from './statusErrors.js';
 
-/** What a response carries: full objects, or `PartialObjectMetadata(List)` (§8). */
-export type Representation = 'full' | 'partial';
+/** What a response carries: full objects, `PartialObjectMetadata(List)`, or a server-side `Table` (§8). */
+export type Representation = 'full' | 'partial' | 'table';
 
 /** What is being answered: one object, a list, or a watch stream. */
 export type ResponseTarget = 'object' | 'list' | 'watch';
@@ -36,8 +36,8 @@ const JSON_TYPES = new Set(['application/json', 'application/*', '*/*']);
  * JSON media range the server can serve wins. `as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`
  * (or `v1beta1`) gives metadata-only lists, `as=PartialObjectMetadata` metadata-only objects and watch
  * events; asking for the list form of a single object (or the reverse on a list) is 406, as on the
- * real server. Table and other transformations are not served: such ranges are skipped, and when
- * nothing else is acceptable the answer is 406.
+ * real server. `as=Table` gives a server-side Table (`table.ts`). Other transformations are not
+ * served: such ranges are skipped, and when nothing else is acceptable the answer is 406.
  */
 export function negotiate(
   accept: string | undefined,
@@ -51,6 +51,8 @@ export function negotiate(
     const group = range.params.g;
     const version = range.params.v;
     if (group !== 'meta.k8s.io' || (version !== 'v1' && version !== 'v1beta1')) continue;
+    // handlers/response.go `doTransformObject`: a Table of one object, a list or each watch event.
+    if (as === 'Table') return 'table';
     if (as === 'PartialObjectMetadataList') {
       if (target === 'object')
         return notAcceptableError(

@@ -260,6 +260,39 @@ export class ObjectStore {
     this.#notifyRevision();
   }
 
+  /**
+   * Puts an object in storage as it was before the server started (the system namespaces): at the
+   * current revision, with no event and no revision bump. `obj` is the stored form.
+   */
+  preload(type: ResourceType, namespace: string, name: string, obj: StoredObject): StoredEntry {
+    const entry = new StoredEntry(type, namespace, name, obj, this.#rev);
+    this.table(type).put(entry);
+    return entry;
+  }
+
+  /**
+   * Moves the objects of `from` to `to` (the same group/version/resource re-registered with another
+   * definition: an updated CRD), so they stay served. Watches of `from` are ended.
+   */
+  retype(from: ResourceType, to: ResourceType): void {
+    const old = this.#tables.get(from);
+    if (old === undefined || from === to) return;
+    this.#tables.delete(from);
+    const table = this.table(to);
+    for (const entry of old.entries.values())
+      table.put(new StoredEntry(to, entry.namespace, entry.name, entry.obj, entry.rev));
+    table.lastWriteRev = old.lastWriteRev;
+    for (const w of [...old.watchers]) if ('terminate' in w && typeof w.terminate === 'function') w.terminate();
+  }
+
+  /** Forgets every object of `type` without events (its CRD is gone); ends its watches. */
+  drop(type: ResourceType): void {
+    const table = this.#tables.get(type);
+    if (table === undefined) return;
+    this.#tables.delete(type);
+    for (const w of [...table.watchers]) if ('terminate' in w && typeof w.terminate === 'function') w.terminate();
+  }
+
   /** The stored object, or undefined. */
   find(type: ResourceType, namespace: string, name: string): StoredEntry | undefined {
     const table = this.#tables.get(type);
@@ -440,6 +473,8 @@ export class ObjectStore {
     patchType: PatchType,
     patch: unknown,
     subresource?: string,
+    /** Decoding and defaulting of the patched object (HTTP writes: `admission.ts`); mutates it. */
+    admit?: (patched: JsonObject) => void,
   ): StoredEntry {
     if (patchType === 'strategic' && type.customResource) throw unsupportedPatchTypeError(type);
     const existing = this.get(type, namespace, name);
@@ -462,6 +497,7 @@ export class ObjectStore {
         makeStatus({ code: 422, reason: 'Invalid', message: 'the patched object is not a JSON object' }),
       );
     }
+    admit?.(patched as JsonObject);
     return this.update(type, type.namespaced ? namespace : undefined, name, patched, {
       allowUnconditional: true,
       ...(subresource === undefined ? {} : { subresource }),
@@ -505,8 +541,16 @@ export class ObjectStore {
         `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${existing.rev}). The object might have been modified`,
       );
     }
-    const graceful = this.#gracefulPods && type.group === '' && type.resource === 'pods';
-    const plan = planDeletion(existing.obj, behaviour, this.#clock.now(), graceful);
+    // The pod strategy always deletes gracefully (pod/strategy.go CheckGracefulDelete), so a pod
+    // DELETE is a MODIFIED (deletionTimestamp) before the DELETED. Without the kubelet emulation
+    // (`gracefulPods` false) the grace period is 0, as `kubectl delete --now` asks.
+    const isPod = type.group === '' && type.resource === 'pods';
+    const plan = planDeletion(
+      existing.obj,
+      isPod && !this.#gracefulPods ? { ...behaviour, gracePeriodSeconds: 0 } : behaviour,
+      this.#clock.now(),
+      isPod,
+    );
     if (plan.kind === 'pending') return { entry: existing, deleted: false };
     let last = existing;
     if (plan.kind === 'mark') {

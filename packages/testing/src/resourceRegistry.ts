@@ -37,6 +37,42 @@ export interface ResourceDefinition {
    * (false for leases, as the real strategy says) and false for custom resources.
    */
   allowUnconditionalUpdate?: boolean;
+  /** Categories for discovery (`all` makes `kubectl get all` list the type). */
+  categories?: readonly string[];
+  /** Verbs for discovery and routing; default every verb (`create` only for the review types). */
+  verbs?: readonly string[];
+  /**
+   * The subresources declared for the type (a CRD's `subresources`): `status` and `scale` with its
+   * JSON paths. Declarations only: what a write does with them is the strategy's business.
+   */
+  subresources?: Subresources;
+  /** Server-side printing columns (a CRD's `additionalPrinterColumns`); built-ins have their own. */
+  printerColumns?: readonly PrinterColumn[];
+  /**
+   * The structural OpenAPI v3 schema of one object (a CRD version's `schema.openAPIV3Schema`):
+   * served in `/openapi/v3`, and its defaults and pruning of unknown fields applied on writes.
+   */
+  schema?: Readonly<Record<string, unknown>>;
+}
+
+/** `CustomResourceSubresources`: which subresources a type has. */
+export interface Subresources {
+  status?: boolean;
+  scale?: {
+    specReplicasPath: string;
+    statusReplicasPath: string;
+    labelSelectorPath?: string;
+  };
+}
+
+/** `CustomResourceColumnDefinition`: one server-side printing column. */
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  jsonPath: string;
+  format?: string;
+  description?: string;
+  priority?: number;
 }
 
 /**
@@ -59,6 +95,11 @@ export interface ResourceType {
   readonly customResource: boolean;
   readonly returnDeletedObject: boolean;
   readonly allowUnconditionalUpdate: boolean;
+  readonly categories: readonly string[];
+  readonly verbs: readonly string[];
+  readonly subresources: Readonly<Subresources>;
+  readonly printerColumns: readonly PrinterColumn[] | undefined;
+  readonly schema: Readonly<Record<string, unknown>> | undefined;
   /** `v1` or `apps/v1`. */
   readonly apiVersion: string;
   /** `pods` or `deployments.apps` (what error messages name). */
@@ -84,23 +125,31 @@ function def(
   return { group, version, resource, kind, namespaced, ...extra };
 }
 
+const ALL = ['all'];
+const STATUS: Subresources = { status: true };
+const SCALED: Subresources = {
+  status: true,
+  scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' },
+};
+const CREATE_ONLY: Partial<ResourceDefinition> = { verbs: ['create'] };
+
 /** The built-in types every server registers unless `registerDefaults: false`. */
 export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = Object.freeze([
-  def('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], returnDeletedObject: true }),
-  def('', 'v1', 'services', 'Service', true, { shortNames: ['svc'] }),
+  def('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], returnDeletedObject: true, categories: ALL, subresources: STATUS }),
+  def('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ALL, subresources: STATUS }),
   def('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'] }),
   def('', 'v1', 'secrets', 'Secret', true),
-  def('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'] }),
-  def('', 'v1', 'namespaces', 'Namespace', false, { shortNames: ['ns'] }),
+  def('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], subresources: STATUS }),
+  def('', 'v1', 'namespaces', 'Namespace', false, { shortNames: ['ns'], subresources: STATUS }),
   def('', 'v1', 'events', 'Event', true, { shortNames: ['ev'] }),
   def('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'], returnDeletedObject: true }),
   def('', 'v1', 'endpoints', 'Endpoints', true, { shortNames: ['ep'], singularName: 'endpoints' }),
-  def('apps', 'v1', 'deployments', 'Deployment', true, { shortNames: ['deploy'] }),
-  def('apps', 'v1', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'] }),
-  def('apps', 'v1', 'statefulsets', 'StatefulSet', true, { shortNames: ['sts'] }),
-  def('apps', 'v1', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'] }),
-  def('batch', 'v1', 'jobs', 'Job', true),
-  def('batch', 'v1', 'cronjobs', 'CronJob', true, { shortNames: ['cj'] }),
+  def('apps', 'v1', 'deployments', 'Deployment', true, { shortNames: ['deploy'], categories: ALL, subresources: SCALED }),
+  def('apps', 'v1', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'], categories: ALL, subresources: SCALED }),
+  def('apps', 'v1', 'statefulsets', 'StatefulSet', true, { shortNames: ['sts'], categories: ALL, subresources: SCALED }),
+  def('apps', 'v1', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'], categories: ALL, subresources: STATUS }),
+  def('batch', 'v1', 'jobs', 'Job', true, { categories: ALL, subresources: STATUS }),
+  def('batch', 'v1', 'cronjobs', 'CronJob', true, { shortNames: ['cj'], categories: ALL, subresources: STATUS }),
   def('networking.k8s.io', 'v1', 'ingresses', 'Ingress', true, { shortNames: ['ing'] }),
   def('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
   def('coordination.k8s.io', 'v1', 'leases', 'Lease', true, { allowUnconditionalUpdate: false }),
@@ -108,6 +157,15 @@ export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = Object.freeze([
   def('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true),
   def('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
   def('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
+  def('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false, {
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+    subresources: STATUS,
+  }),
+  // Create-only reviews: answered, never stored (authorization/authentication `REST` `Create`).
+  def('authorization.k8s.io', 'v1', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', false, CREATE_ONLY),
+  def('authorization.k8s.io', 'v1', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview', false, CREATE_ONLY),
+  def('authentication.k8s.io', 'v1', 'selfsubjectreviews', 'SelfSubjectReview', false, CREATE_ONLY),
 ]);
 
 /** What the real server puts beside `metadata` in an otherwise empty object (seen in BOOKMARKs). */
@@ -115,6 +173,18 @@ function bookmarkExtraFor(group: string, resource: string): Record<string, unkno
   if (group === '' && resource === 'pods') return { spec: { containers: null }, status: {} };
   return {};
 }
+
+/** The verbs of an ordinary resource, in discovery's order. */
+export const ALL_VERBS: readonly string[] = Object.freeze([
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+]);
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -145,6 +215,11 @@ export function resolveResourceType(definition: ResourceDefinition): ResourceTyp
     customResource,
     returnDeletedObject: definition.returnDeletedObject ?? false,
     allowUnconditionalUpdate: definition.allowUnconditionalUpdate ?? !customResource,
+    categories: Object.freeze([...(definition.categories ?? [])]),
+    verbs: Object.freeze([...(definition.verbs ?? ALL_VERBS)]),
+    subresources: Object.freeze({ ...definition.subresources }),
+    printerColumns: definition.printerColumns,
+    schema: definition.schema,
     apiVersion,
     qualifiedResource: group === '' ? resource : `${resource}.${group}`,
     qualifiedKind: group === '' ? kind : `${kind}.${group}`,
@@ -173,6 +248,16 @@ export class ResourceRegistry {
   /** The type served at `/api(s)/{group}/{version}/{resource}`, or undefined. */
   lookup(group: string, version: string, resource: string): ResourceType | undefined {
     return this.#byPath.get(pathKey(group, version, resource));
+  }
+
+  /** Stops serving the type at this group/version/resource (a deleted CRD). Returns whether it was served. */
+  unregister(group: string, version: string, resource: string): boolean {
+    const path = pathKey(group, version, resource);
+    const existing = this.#byPath.get(path);
+    if (existing === undefined) return false;
+    this.#byPath.delete(path);
+    this.#all.splice(this.#all.indexOf(existing), 1);
+    return true;
   }
 
   /** Every registered type, in registration order. */

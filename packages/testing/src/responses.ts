@@ -33,11 +33,17 @@ function commonHeaders(contentType: string, body: string): Record<string, string
 }
 
 /** Writes a JSON body (newline-terminated, as the Go encoder does; indented when `pretty`). */
-export function sendJson(res: ServerResponse, code: number, json: string, pretty: boolean): void {
+export function sendJson(
+  res: ServerResponse,
+  code: number,
+  json: string,
+  pretty: boolean,
+  contentType = 'application/json',
+): void {
   if (res.headersSent || res.destroyed) return;
   let body = json.endsWith('\n') ? json : `${json}\n`;
   if (pretty) body = JSON.stringify(JSON.parse(body), null, 2);
-  res.writeHead(code, commonHeaders('application/json', body));
+  res.writeHead(code, commonHeaders(contentType, body));
   res.end(body);
 }
 

@@ -113,6 +113,7 @@ export class Watcher implements EventSink {
   #truncate = false;
   #pumpScheduled = false;
   #waitingDrain = false;
+  readonly #transform: ((line: string) => string) | undefined;
 
   constructor(
     host: WatchHost,
@@ -121,7 +122,10 @@ export class Watcher implements EventSink {
     query: ListOptionsQuery,
     namespace: string | undefined,
     representation: Representation,
+    /** Rewrites each event line before it is queued (a Table watch: `table.ts`). */
+    transform?: (line: string) => string,
   ) {
+    this.#transform = transform;
     this.#host = host;
     this.table = table;
     this.#res = res;
@@ -223,7 +227,8 @@ export class Watcher implements EventSink {
     for (let i = lo; i < hi; i++) {
       const entry = snapshot.entries.get(keys[i]!)!;
       if (filter && !filter(entry)) continue;
-      this.#queue.push(`{"type":"ADDED","object":${partial ? entry.partialJson() : entry.typedJson()}}\n`);
+      const line = `{"type":"ADDED","object":${partial ? entry.partialJson() : entry.typedJson()}}\n`;
+      this.#queue.push(this.#transform === undefined ? line : this.#transform(line));
     }
     this.#initialQueued = this.#queue.length - this.#head;
     this.#schedulePump();
@@ -417,7 +422,7 @@ export class Watcher implements EventSink {
 
   #enqueue(line: string): void {
     if (this.#closed) return;
-    this.#queue.push(line);
+    this.#queue.push(this.#transform === undefined ? line : this.#transform(line));
     this.#schedulePump();
   }
 
