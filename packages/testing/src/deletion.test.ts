@@ -158,11 +158,14 @@ describe('graceful pod deletion (gracefulPodDeletion)', () => {
     expect(server.list('pods')).toEqual([]);
   });
 
-  test('with gracefulPodDeletion: false a pod is deleted at once, with one DELETED event', async () => {
+  test('with gracefulPodDeletion: false a pod is deleted at once with grace 0: MODIFIED (deletionTimestamp) then DELETED', async () => {
     server = await FakeApiServer.start({ gracefulPodDeletion: false });
     server.create('pods', pod('p', 'default', { spec: { nodeName: 'n1' } }));
     const w = await watchPods();
     server.delete('pods', 'default/p');
+    const marked = await w.next();
+    expect(marked.type).toBe('MODIFIED');
+    expect(marked.object.metadata).toMatchObject({ deletionTimestamp: expect.any(String), deletionGracePeriodSeconds: 0 });
     expect((await w.next()).type).toBe('DELETED');
     expect(server.list('pods')).toEqual([]);
   });

@@ -40,7 +40,8 @@ describe('create (POST)', () => {
         creationTimestamp: '2026-03-04T05:06:07Z',
       },
     });
-    expect(Object.keys(res.json)).toEqual(['kind', 'apiVersion', 'metadata', 'spec']);
+    // The pod strategy's PrepareForCreate sets the status (defaulting.ts).
+    expect(Object.keys(res.json)).toEqual(['kind', 'apiVersion', 'metadata', 'spec', 'status']);
     expect((res.json.metadata as { uid: string }).uid).toMatch(/^[0-9a-f-]{36}$/);
     expect(server.resourceVersion).toBe(String(before + 1));
   });
@@ -255,7 +256,17 @@ describe('delete (DELETE)', () => {
     );
     const p = server.create('pods', pod('a'));
     const deleted = await request(`${server.url}${PODS}/a`, { method: 'DELETE' });
-    expect(deleted.json).toEqual(p);
+    // The pod's last state: marked for deletion (grace 0) in a MODIFIED write, then deleted.
+    expect(deleted.json).toEqual({
+      ...p,
+      metadata: {
+        ...p.metadata,
+        resourceVersion: String(Number(p.metadata.resourceVersion) + 1),
+        generation: 2,
+        deletionTimestamp: expect.any(String),
+        deletionGracePeriodSeconds: 0,
+      },
+    });
     expect(server.list('pods')).toEqual([]);
     const missing = await request(`${server.url}${PODS}/a`, { method: 'DELETE' });
     expect(missing.status).toBe(404);
@@ -370,6 +381,14 @@ describe('paths and discovery', () => {
       kind: 'Pod',
       verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
       shortNames: ['po'],
+      categories: ['all'],
+    });
+    expect(v1.json.resources).toContainEqual({
+      name: 'pods/status',
+      singularName: '',
+      namespaced: true,
+      kind: 'Pod',
+      verbs: ['get', 'patch', 'update'],
     });
     const apis = await request(`${server.url}/apis`);
     expect((apis.json.groups as Array<{ name: string }>).map((g) => g.name)).toEqual(
@@ -391,9 +410,16 @@ describe('paths and discovery', () => {
     const appsV1 = await request(`${server.url}/apis/apps/v1`);
     expect((appsV1.json.resources as Array<{ name: string }>).map((r) => r.name)).toEqual([
       'deployments',
+      'deployments/status',
+      'deployments/scale',
       'replicasets',
+      'replicasets/status',
+      'replicasets/scale',
       'statefulsets',
+      'statefulsets/status',
+      'statefulsets/scale',
       'daemonsets',
+      'daemonsets/status',
     ]);
     const rbac = await request(`${server.url}/apis/rbac.authorization.k8s.io/v1`);
     expect(rbac.json.resources).toContainEqual(
@@ -621,9 +647,10 @@ describe('@kubernetes/client-node against the fake', () => {
     await server.waitForWatchers(1);
     server.create('pods', pod('c'));
     server.delete('pods', 'default/a');
-    await server.waitFor(() => events.length === 2);
+    await server.waitFor(() => events.length === 3);
     expect(events).toEqual([
       ['ADDED', 'c'],
+      ['MODIFIED', 'a'], // deletionTimestamp set: a pod DELETE is graceful, even with grace 0
       ['DELETED', 'a'],
     ]);
     server.faults.endWatches();

@@ -568,7 +568,7 @@ describe('metadata-only lists (§8)', () => {
     });
   });
 
-  test('asking for PartialObjectMetadata (not the list form) on a list is 406; unsupported Table falls back to JSON', async () => {
+  test('asking for PartialObjectMetadata (not the list form) on a list is 406; Table is served; protobuf alone is 406', async () => {
     server = await FakeApiServer.start();
     const res = await request(`${server.url}/api/v1/pods`, {
       headers: { Accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' },
@@ -578,7 +578,7 @@ describe('metadata-only lists (§8)', () => {
     const table = await request(`${server.url}/api/v1/pods`, {
       headers: { Accept: 'application/json;as=Table;g=meta.k8s.io;v=v1,application/json' },
     });
-    expect(table.json.kind).toBe('PodList');
+    expect(table.json.kind).toBe('Table');
     const proto = await request(`${server.url}/api/v1/pods`, {
       headers: { Accept: 'application/vnd.kubernetes.protobuf' },
     });

@@ -56,21 +56,22 @@ describe('strategic merge patch (strategicpatch.StrategicMergePatch)', () => {
       },
       POD,
     );
+    // Items named by the patch in the patch's order, new ones before the server-only ones.
     expect(out).toEqual({
-      metadata: { name: 'p', finalizers: ['a.io/x', 'b.io/y'] },
+      metadata: { name: 'p', finalizers: ['b.io/y', 'a.io/x'] },
       spec: {
         containers: [
           {
             name: 'app',
             image: 'app:2',
-            ports: [{ containerPort: 80 }, { containerPort: 443 }],
+            ports: [{ containerPort: 443 }, { containerPort: 80 }],
             env: [
               { name: 'A', value: '2' },
               { name: 'B', value: 'b' },
             ],
           },
-          { name: 'side', image: 'side:1' },
           { name: 'new', image: 'new:1' },
+          { name: 'side', image: 'side:1' },
         ],
         tolerations: [{ key: 'k2', operator: 'Exists' }],
         volumes: [{ name: 'data', emptyDir: {} }],
@@ -132,16 +133,12 @@ describe('strategic merge patch (strategicpatch.StrategicMergePatch)', () => {
         'application/strategic-merge-patch+json',
       );
       expect(res.status).toBe(200);
-      expect(res.json.spec).toEqual({
-        template: {
-          spec: {
-            containers: [
-              { name: 'c', image: 'nginx' },
-              { name: 'sidecar', image: 'envoy' },
-            ],
-          },
-        },
-      });
+      // New items of a merged list come first (normalizeElementOrder); the result is defaulted.
+      const spec = res.json.spec as { template: { spec: { containers: Array<{ name: string; image: string }> } } };
+      expect(spec.template.spec.containers.map((c) => [c.name, c.image])).toEqual([
+        ['sidecar', 'envoy'],
+        ['c', 'nginx'],
+      ]);
       server.create('widgets.example.com', {
         apiVersion: 'example.com/v1',
         kind: 'Widget',
@@ -163,5 +160,38 @@ describe('strategic merge patch (strategicpatch.StrategicMergePatch)', () => {
     } finally {
       await server.close();
     }
+  });
+
+  test('new items of a merged list come first; server-only items keep their live order between the patched ones (normalizeElementOrder)', () => {
+    const live = { spec: { containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] } };
+    const added = applyStrategicMergePatch(live, { spec: { containers: [{ name: 'new' }] } }, POD) as typeof live;
+    expect(added.spec.containers.map((c) => c.name)).toEqual(['new', 'a', 'b', 'c']);
+    const touched = applyStrategicMergePatch(live, { spec: { containers: [{ name: 'b', image: 'x' }, { name: 'n2' }] } }, POD) as typeof live;
+    expect(touched.spec.containers.map((c) => c.name)).toEqual(['a', 'b', 'n2', 'c']);
+    const finalizers = applyStrategicMergePatch({ metadata: { finalizers: ['x', 'y'] } }, { metadata: { finalizers: ['z'] } }, POD);
+    expect(finalizers).toEqual({ metadata: { finalizers: ['z', 'x', 'y'] } });
+  });
+
+  test('$setElementOrder orders the patched list, with or without the list in the patch', () => {
+    const live = { spec: { containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] } };
+    const reordered = applyStrategicMergePatch(
+      live,
+      { spec: { '$setElementOrder/containers': [{ name: 'c' }, { name: 'b' }, { name: 'a' }] } },
+      POD,
+    ) as typeof live;
+    expect(reordered.spec.containers.map((c) => c.name)).toEqual(['c', 'b', 'a']);
+    // kubectl apply's patch: the whole order, and only the changed item in the list.
+    const applied = applyStrategicMergePatch(
+      live,
+      {
+        spec: {
+          '$setElementOrder/containers': [{ name: 'b' }, { name: 'a' }, { name: 'd' }, { name: 'c' }],
+          containers: [{ name: 'd', image: 'new' }],
+        },
+      },
+      POD,
+    ) as typeof live;
+    expect(applied.spec.containers.map((c) => c.name)).toEqual(['b', 'a', 'd', 'c']);
+    expect(applied).not.toHaveProperty(['spec', '$setElementOrder/containers']);
   });
 });

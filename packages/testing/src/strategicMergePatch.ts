@@ -154,8 +154,17 @@ function mergeMap(original: unknown, patch: Json, schema: PatchSchema | undefine
       if (merged === undefined) delete result[key];
       else setOwn(result, key, merged);
     } else if (Array.isArray(value) && child?.merge !== undefined) {
-      setOwn(result, key, mergeList(result[key], value, child));
+      const order = patch[`${SET_ORDER}${key}`];
+      setOwn(result, key, mergeList(result[key], value, child, Array.isArray(order) ? order : undefined));
     } else setOwn(result, key, clone(value));
+  }
+  // A `$setElementOrder/<list>` without the list itself only reorders the live list.
+  for (const [key, order] of Object.entries(patch)) {
+    if (!key.startsWith(SET_ORDER) || !Array.isArray(order)) continue;
+    const field = key.slice(SET_ORDER.length);
+    const child = schema?.fields?.[field];
+    if (patch[field] === undefined && child?.merge !== undefined && Array.isArray(result[field]))
+      setOwn(result, field, mergeList(result[field], [], child, order));
   }
   const retain = patch.$retainKeys;
   if (retain !== undefined) {
@@ -165,8 +174,66 @@ function mergeMap(original: unknown, patch: Json, schema: PatchSchema | undefine
   return result;
 }
 
-/** `mergeSlice` for a list tagged `merge`: by its merge key, or as a set of primitives. */
-function mergeList(original: unknown, patch: readonly unknown[], schema: PatchSchema): unknown[] {
+/** The identity of a list item: its merge key's value, or the value itself for primitives. */
+function identity(item: unknown, key: string | undefined): string {
+  return JSON.stringify(key === undefined ? item : isMap(item) ? item[key] : item);
+}
+
+/**
+ * `normalizeElementOrder` + `mergeSortedSlice` (apimachinery `strategicpatch/patch.go`): the items
+ * named by the patch (in `patchOrder`: `$setElementOrder/<list>`, else the patch list) keep that
+ * order, the server-only items keep their live order, and the two are interleaved by the live order
+ * where both are live: an item that is not live goes before the server-only items, so new items
+ * come first.
+ */
+function enforceOrder(
+  merged: readonly unknown[],
+  patchOrder: readonly unknown[],
+  original: readonly unknown[],
+  key: string | undefined,
+): unknown[] {
+  const patchIndex = new Map<string, number>();
+  patchOrder.forEach((item, i) => {
+    if (!(isMap(item) && item.$patch !== undefined && key !== undefined && !(key in item)))
+      if (!patchIndex.has(identity(item, key))) patchIndex.set(identity(item, key), i);
+  });
+  const serverIndex = new Map<string, number>();
+  original.forEach((item, i) => serverIndex.set(identity(item, key), i));
+  const inPatch = merged.filter((item) => patchIndex.has(identity(item, key)));
+  const serverOnly = merged.filter((item) => !patchIndex.has(identity(item, key)));
+  inPatch.sort((a, b) => patchIndex.get(identity(a, key))! - patchIndex.get(identity(b, key))!);
+  const at = (item: unknown): number => serverIndex.get(identity(item, key)) ?? -1;
+  serverOnly.sort((a, b) => at(a) - at(b));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < inPatch.length) {
+    if (j >= inPatch.length) out.push(serverOnly[i++]);
+    else if (i >= serverOnly.length) out.push(inPatch[j++]);
+    else {
+      const l = at(serverOnly[i]);
+      const r = at(inPatch[j]);
+      if (l >= 0 && r >= 0 && l < r) out.push(serverOnly[i++]);
+      else out.push(inPatch[j++]);
+    }
+  }
+  return out;
+}
+
+/** `mergeSlice` for a list tagged `merge`: by its merge key, or as a set of primitives; then ordered. */
+function mergeList(
+  original: unknown,
+  patch: readonly unknown[],
+  schema: PatchSchema,
+  setElementOrder?: readonly unknown[],
+): unknown[] {
+  const merged = mergeListItems(original, patch, schema);
+  const live = Array.isArray(original) ? (original as unknown[]) : [];
+  if (patch.some((item) => isMap(item) && item.$patch === 'replace')) return merged;
+  return enforceOrder(merged, setElementOrder ?? patch, live, schema.merge?.key);
+}
+
+function mergeListItems(original: unknown, patch: readonly unknown[], schema: PatchSchema): unknown[] {
   const key = schema.merge?.key;
   const replace = patch.some(
     (item) => isMap(item) && item.$patch === 'replace' && Object.keys(item).length === 1,

@@ -43,9 +43,12 @@ describe('W1: watch from the current RV', () => {
     const deleteRV = server.resourceVersion;
     const line = await w.nextLine();
     expect(line).toBe(`{"type":"ADDED","object":${JSON.stringify(created)}}`);
-    const [mod, del] = await w.take(2);
+    const [mod, marked, del] = await w.take(3);
     expect(mod!.type).toBe('MODIFIED');
     expect(mod!.object).toEqual(modified);
+    // A pod DELETE first sets deletionTimestamp (pod strategy: always graceful), then deletes.
+    expect(marked!.type).toBe('MODIFIED');
+    expect(marked!.object.metadata?.deletionTimestamp).toEqual(expect.any(String));
     expect(del!.type).toBe('DELETED');
     expect(rvOf(del!)).toBe(deleteRV);
     expect(Number(deleteRV)).toBeGreaterThan(Number(modified.metadata?.resourceVersion));
