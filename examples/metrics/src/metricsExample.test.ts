@@ -37,14 +37,14 @@ describe('the metrics example', () => {
   it('serves informer, reflector and work-queue metrics under client-go names on /metrics', async () => {
     await waitFor(() => example.processed() >= 50);
     example.apiServer.patch('pods', 'default/web-0', { metadata: { labels: { rev: '1' } } });
-    example.apiServer.delete('pods', 'shop/web-1');
+    example.apiServer.delete('pods', 'shop/web-1'); // a MODIFIED (deletionTimestamp), then the DELETED
     const pods = 'name="pods.v1"';
     let text = '';
     await waitFor(async () => {
       text = await (await fetch(`${example.url}/metrics`)).text();
       return (
         sample(text, `kinformer_informer_events_total{${pods},type="delete"}`) === 1 &&
-        sample(text, `workqueue_adds_total{name="pods"}`) === 52
+        sample(text, `workqueue_adds_total{name="pods"}`) === 53
       );
     });
     const res = await fetch(`${example.url}/metrics`);
@@ -70,13 +70,13 @@ describe('the metrics example', () => {
     ])
       expect(text).toContain(`# TYPE ${name} `);
     expect(sample(text, `kinformer_informer_events_total{${pods},type="add"}`)).toBe(50);
-    expect(sample(text, `kinformer_informer_events_total{${pods},type="update"}`)).toBe(1);
+    expect(sample(text, `kinformer_informer_events_total{${pods},type="update"}`)).toBe(2);
     expect(sample(text, `kinformer_informer_cache_objects{${pods}}`)).toBe(49);
     expect(sample(text, `kinformer_informer_synced{${pods}}`)).toBe(1);
     expect(sample(text, `reflector_lists_total{${pods}}`)).toBe(1);
     expect(sample(text, `informer_queued_items{${pods},group="",version="v1",resource="pods"}`)).toBe(0);
     expect(sample(text, `kinformer_informer_handler_notifications_total{${pods},handler="enqueue"}`)).toBe(
-      52,
+      53,
     );
     expect(sample(text, 'workqueue_work_duration_seconds_count{name="pods"}')).toBeGreaterThanOrEqual(50);
   });

@@ -34,6 +34,7 @@ let recorders: ApiEventRecorder[] = [];
 
 beforeEach(async () => {
   server = await FakeApiServer.start();
+  server.create('namespaces', { metadata: { name: 'apps' } }); // NamespaceLifecycle: writes need it
   server.registerResource({
     group: 'events.k8s.io',
     version: 'v1',

@@ -102,13 +102,15 @@ describe('SharedInformerFactory over HTTP with a few thousand pods', () => {
     const before = server.get<V1Pod>('pods', 'ns-0/pod-0');
     const relabelled = server.patch<V1Pod>('pods', 'ns-0/pod-0', { metadata: { labels: { app: 'cache' } } });
     const bound = server.patch<V1Pod>('pods', 'ns-0/new-pod', { spec: { nodeName: 'node-99' } });
-    server.delete('pods', 'ns-1/pod-1');
-    await waitFor(() => first.seen.length === total + 4, { describe: () => first.seen.slice(total) });
+    const doomed = server.get<V1Pod>('pods', 'ns-1/pod-1');
+    server.delete('pods', 'ns-1/pod-1'); // deletionTimestamp first (an update), then the delete
+    await waitFor(() => first.seen.length === total + 5, { describe: () => first.seen.slice(total) });
 
     expect(first.seen.slice(total)).toEqual([
       'add ns-0/new-pod',
       `update ns-0/pod-0 ${before.metadata?.resourceVersion}→${relabelled.metadata?.resourceVersion}`,
       `update ns-0/new-pod ${created.metadata?.resourceVersion}→${bound.metadata?.resourceVersion}`,
+      `update ns-1/pod-1 ${doomed.metadata?.resourceVersion}→${Number(bound.metadata?.resourceVersion) + 1}`,
       'delete ns-1/pod-1',
     ]);
     expect(
@@ -133,7 +135,7 @@ describe('SharedInformerFactory over HTTP with a few thousand pods', () => {
     expect(late.seen).toHaveLength(total);
     expect(late.seen.every((s) => s.endsWith(' initial'))).toBe(true);
     server.delete('pods', 'ns-0/new-pod');
-    await waitFor(() => late.seen.length === total + 1 && first.seen.length === total + 5);
+    await waitFor(() => late.seen.length === total + 2 && first.seen.length === total + 7);
     expect(late.seen.at(-1)).toBe('delete ns-0/new-pod');
   });
 });

@@ -495,8 +495,9 @@ describe('API server restart', () => {
 
     expect(requestLog(server).slice(2)).toEqual([`watch rv=${lastRV} → 429`, `watch rv=${lastRV} → 200`]);
     expect(h.reflector.stats()).toMatchObject({ relists: 0, expired410: 0 });
-    expect(h.applied.map((d) => `${d.type} ${d.key}`).slice(-2)).toEqual([
+    expect(h.applied.map((d) => `${d.type} ${d.key}`).slice(-3)).toEqual([
       'Added default/c',
+      'Updated default/a', // a pod DELETE sets deletionTimestamp first
       'Deleted default/a',
     ]);
   });

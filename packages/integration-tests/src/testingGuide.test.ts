@@ -125,10 +125,10 @@ describe('seeding and churn', () => {
     server.patch('pods', 'team-1/pod-1', { metadata: { labels: { app: 'cache' } } }); // merge patch
     const p2 = server.get<V1Pod>('pods', 'team-2/pod-2');
     server.update('pods', { ...p2, spec: { ...p2.spec!, nodeName: 'node-1' } }); // PUT (RV must be current)
-    server.delete('pods', 'team-3/pod-3');
+    server.delete('pods', 'team-3/pod-3'); // two writes: deletionTimestamp (MODIFIED), then DELETED
     server.patch(widgets, 'default/w1', [{ op: 'replace', path: '/spec/size', value: 3 }], { type: 'json' });
     server.bumpResourceVersion(10); // writes to "other types": bookmarks and list RVs move on
-    expect(Number(server.resourceVersion)).toBe(Number(before) + 4 + 10);
+    expect(Number(server.resourceVersion)).toBe(Number(before) + 5 + 10);
     // docs: end
     expect(server.list('pods')).toHaveLength(2999);
     expect(server.get<{ spec: { size: number } } & V1Pod>(widgets, 'default/w1').spec.size).toBe(3);

@@ -27,6 +27,7 @@ let server: FakeApiServer;
 
 beforeEach(async () => {
   server = await FakeApiServer.start();
+  server.create('namespaces', { metadata: { name: NS } }); // NamespaceLifecycle: writes need it
 });
 
 afterEach(async () => {

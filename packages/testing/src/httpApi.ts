@@ -14,6 +14,7 @@ import {
 } from './discovery.js';
 import type { JsonObject } from './fieldSets.js';
 import { openApiV2Document, openApiV3Document, openApiV3Index } from './openapi.js';
+import { decodeKubeProtobuf, isProtobuf, ProtobufError } from './protobuf.js';
 import { isReview, review } from './reviews.js';
 import { includeObjectOf, toTable } from './table.js';
 import type { FakeApiServerFaults, RequestVerb } from './faults.js';
@@ -35,6 +36,7 @@ import {
   isPrettyAgent,
   parseJsonBody,
   readBody,
+  readBodyBytes,
   readJson,
   sendError,
   sendFailure,
@@ -92,7 +94,7 @@ function unsupportedMediaType(contentType: string | undefined): KinformerError {
     status: makeStatus({
       code: 415,
       reason: 'UnsupportedMediaType',
-      message: `the body of the request was in an unknown format - accepted media types include: application/json`,
+      message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf',
     }),
   });
 }
@@ -318,6 +320,17 @@ export class HttpApi {
   /** Reads a create/update body: JSON only (415 otherwise), a JSON object (400 otherwise). */
   async #readObject(req: IncomingMessage): Promise<JsonObject> {
     const contentType = req.headers['content-type'];
+    if (isProtobuf(contentType)) {
+      let decoded: JsonObject | undefined;
+      try {
+        decoded = decodeKubeProtobuf(await readBodyBytes(req));
+      } catch (err) {
+        if (err instanceof ProtobufError) throw badRequestError(`unable to decode the protobuf body: ${err.message}`);
+        throw err;
+      }
+      if (decoded === undefined) throw unsupportedMediaType(contentType);
+      return decoded;
+    }
     if (!isJsonBody(contentType)) {
       await readBody(req);
       throw unsupportedMediaType(contentType);

@@ -101,7 +101,12 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: unknow
 }
 
 /** Reads the whole body (413 `RequestEntityTooLarge` past 16 MiB). */
-export function readBody(req: IncomingMessage): Promise<string> {
+export async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBodyBytes(req)).toString('utf8');
+}
+
+/** Reads the whole body as bytes (413 `RequestEntityTooLarge` past 16 MiB). */
+export function readBodyBytes(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -122,7 +127,7 @@ export function readBody(req: IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
