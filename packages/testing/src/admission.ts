@@ -47,7 +47,8 @@ export function decodeWrite(
     );
   }
   applyBuiltinDefaults(type, obj, options.creating);
-  if (type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions') validateCrd(obj);
+  if (type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions')
+    validateCrd(obj);
   return options.fieldValidation === 'Warn' ? unknown.map((f) => `unknown field ${JSON.stringify(f)}`) : [];
 }
 

@@ -1,7 +1,12 @@
 import type { HistoryEvent } from './eventHistory.js';
 import type { JsonObject } from './fieldSets.js';
 import type { EventSink, ObjectStore } from './objectStore.js';
-import type { PrinterColumn, ResourceDefinition, ResourceRegistry, ResourceType } from './resourceRegistry.js';
+import type {
+  PrinterColumn,
+  ResourceDefinition,
+  ResourceRegistry,
+  ResourceType,
+} from './resourceRegistry.js';
 import { invalidError, invalidField, requiredField, type FieldError } from './statusErrors.js';
 import { rec, rfc3339, text } from './storedForm.js';
 import type { Clock } from '@kinformer/core';
@@ -57,20 +62,20 @@ export function crdDefinitions(crd: JsonObject): ResourceDefinition[] {
                 scale: {
                   specReplicasPath: text(scale.specReplicasPath),
                   statusReplicasPath: text(scale.statusReplicasPath),
-                  ...(scale.labelSelectorPath === undefined ? {} : { labelSelectorPath: text(scale.labelSelectorPath) }),
+                  ...(scale.labelSelectorPath === undefined
+                    ? {}
+                    : { labelSelectorPath: text(scale.labelSelectorPath) }),
                 },
               }),
         },
-        printerColumns: columns.map(
-          (c): PrinterColumn => ({
-            name: text(c.name),
-            type: text(c.type),
-            jsonPath: text(c.jsonPath),
-            ...(c.format === undefined ? {} : { format: text(c.format) }),
-            ...(c.description === undefined ? {} : { description: text(c.description) }),
-            ...(typeof c.priority === 'number' ? { priority: c.priority } : {}),
-          }),
-        ),
+        printerColumns: columns.map((c): PrinterColumn => ({
+          name: text(c.name),
+          type: text(c.type),
+          jsonPath: text(c.jsonPath),
+          ...(c.format === undefined ? {} : { format: text(c.format) }),
+          ...(c.description === undefined ? {} : { description: text(c.description) }),
+          ...(typeof c.priority === 'number' ? { priority: c.priority } : {}),
+        })),
       };
       const schema = rec(v.schema).openAPIV3Schema;
       if (typeof schema === 'object' && schema !== null) def.schema = schema as JsonObject;
@@ -87,7 +92,9 @@ export function validateCrd(crd: JsonObject): void {
   const group = text(spec.group);
   const plural = text(names.plural);
   if (name !== `${plural}.${group}`)
-    errors.push(invalidField('metadata.name', JSON.stringify(name), 'must be spec.names.plural+"."+spec.group'));
+    errors.push(
+      invalidField('metadata.name', JSON.stringify(name), 'must be spec.names.plural+"."+spec.group'),
+    );
   if (group === '') errors.push(requiredField('spec.group', ''));
   if (plural === '') errors.push(requiredField('spec.names.plural', ''));
   if (text(names.kind) === '') errors.push(requiredField('spec.names.kind', ''));
@@ -98,9 +105,16 @@ export function validateCrd(crd: JsonObject): void {
       body: `Unsupported value: ${JSON.stringify(text(spec.scope))}: supported values: "Cluster", "Namespaced"`,
     });
   const versions = Array.isArray(spec.versions) ? spec.versions.map(rec) : [];
-  if (versions.length === 0) errors.push(requiredField('spec.versions', 'must have exactly one version marked as storage version'));
+  if (versions.length === 0)
+    errors.push(requiredField('spec.versions', 'must have exactly one version marked as storage version'));
   else if (versions.filter((v) => v.storage === true).length !== 1)
-    errors.push(invalidField('spec.versions', '[]apiextensions.CustomResourceDefinitionVersion{...}', 'must have exactly one version marked as storage version'));
+    errors.push(
+      invalidField(
+        'spec.versions',
+        '[]apiextensions.CustomResourceDefinitionVersion{...}',
+        'must have exactly one version marked as storage version',
+      ),
+    );
   if (errors.length > 0) throw invalidError('apiextensions.k8s.io', 'CustomResourceDefinition', name, errors);
 }
 
@@ -161,7 +175,8 @@ export class CrdController implements EventSink {
       next.push(type);
     }
     for (const old of previous) {
-      if (next.some((t) => t.group === old.group && t.version === old.version && t.resource === old.resource)) continue;
+      if (next.some((t) => t.group === old.group && t.version === old.version && t.resource === old.resource))
+        continue;
       this.#unserve(old);
     }
     this.#served.set(name, next);
@@ -191,10 +206,16 @@ export class CrdController implements EventSink {
     if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return;
     const now = rfc3339(this.#clock.now());
     const spec = rec(current.obj.spec);
-    const storage = (Array.isArray(spec.versions) ? spec.versions.map(rec) : []).find((v) => v.storage === true);
+    const storage = (Array.isArray(spec.versions) ? spec.versions.map(rec) : []).find(
+      (v) => v.storage === true,
+    );
     const names = rec(spec.names);
-    const acceptedNames: JsonObject = { plural: names.plural, singular: text(names.singular) || text(names.kind).toLowerCase() };
-    for (const key of ['shortNames', 'kind', 'listKind', 'categories']) if (names[key] !== undefined) acceptedNames[key] = names[key];
+    const acceptedNames: JsonObject = {
+      plural: names.plural,
+      singular: text(names.singular) || text(names.kind).toLowerCase(),
+    };
+    for (const key of ['shortNames', 'kind', 'listKind', 'categories'])
+      if (names[key] !== undefined) acceptedNames[key] = names[key];
     acceptedNames.listKind ??= `${text(names.kind)}List`;
     const next = {
       ...current.obj,

@@ -36,7 +36,11 @@ function defaultContainer(c: Obj): void {
   if (c.imagePullPolicy === undefined && typeof c.image === 'string') {
     const ref = c.image.split('@')[0]!;
     const tag = /:([^/:]+)$/.exec(ref)?.[1];
-    c.imagePullPolicy = c.image.includes('@') ? 'IfNotPresent' : tag === undefined || tag === 'latest' ? 'Always' : 'IfNotPresent';
+    c.imagePullPolicy = c.image.includes('@')
+      ? 'IfNotPresent'
+      : tag === undefined || tag === 'latest'
+        ? 'Always'
+        : 'IfNotPresent';
   }
   setDefault(c, 'terminationMessagePath', '/dev/termination-log');
   setDefault(c, 'terminationMessagePolicy', 'File');
@@ -72,7 +76,8 @@ function qosClass(spec: Obj): string {
     const limits = (resources.limits ?? {}) as Obj;
     if (Object.keys(requests).length > 0 || Object.keys(limits).length > 0) any = true;
     for (const r of ['cpu', 'memory']) {
-      if (limits[r] === undefined || (requests[r] !== undefined && requests[r] !== limits[r])) guaranteed = false;
+      if (limits[r] === undefined || (requests[r] !== undefined && requests[r] !== limits[r]))
+        guaranteed = false;
     }
   }
   if (!any) return 'BestEffort';
@@ -133,7 +138,10 @@ export function applyBuiltinDefaults(type: ResourceType, obj: Obj, creating: boo
       setDefault(strategy, 'type', 'RollingUpdate');
       if (strategy.type === 'RollingUpdate') setDefault(object(strategy, 'rollingUpdate'), 'partition', 0);
       setDefault(spec, 'revisionHistoryLimit', 10);
-      setDefault(spec, 'persistentVolumeClaimRetentionPolicy', { whenDeleted: 'Retain', whenScaled: 'Retain' });
+      setDefault(spec, 'persistentVolumeClaimRetentionPolicy', {
+        whenDeleted: 'Retain',
+        whenScaled: 'Retain',
+      });
       defaultTemplate(spec);
       return;
     }

@@ -165,7 +165,10 @@ describe('graceful pod deletion (gracefulPodDeletion)', () => {
     server.delete('pods', 'default/p');
     const marked = await w.next();
     expect(marked.type).toBe('MODIFIED');
-    expect(marked.object.metadata).toMatchObject({ deletionTimestamp: expect.any(String), deletionGracePeriodSeconds: 0 });
+    expect(marked.object.metadata).toMatchObject({
+      deletionTimestamp: expect.any(String),
+      deletionGracePeriodSeconds: 0,
+    });
     expect((await w.next()).type).toBe('DELETED');
     expect(server.list('pods')).toEqual([]);
   });

@@ -91,7 +91,8 @@ export function group(registry: ResourceRegistry, name: string): unknown {
 }
 
 /** The media type of aggregated discovery (KEP-3352), in `Accept` and in the response's `Content-Type`. */
-export const AGGREGATED_DISCOVERY_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+export const AGGREGATED_DISCOVERY_TYPE =
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
 /**
  * Whether `Accept` asks for aggregated discovery before a plain `application/json`, as client-go
@@ -105,7 +106,11 @@ export function aggregatedDiscoveryVersion(accept: string | undefined): 'v2' | '
     if (type !== 'application/json' && type !== '*/*') continue;
     const p = Object.fromEntries(params.map((kv) => kv.split('=').map((x) => x.trim()) as [string, string]));
     if (p.as === undefined) return undefined;
-    if (p.g === 'apidiscovery.k8s.io' && p.as === 'APIGroupDiscoveryList' && (p.v === 'v2' || p.v === 'v2beta1'))
+    if (
+      p.g === 'apidiscovery.k8s.io' &&
+      p.as === 'APIGroupDiscoveryList' &&
+      (p.v === 'v2' || p.v === 'v2beta1')
+    )
       return p.v;
   }
   return undefined;
@@ -138,7 +143,11 @@ function discoveryResource(type: ResourceType): Record<string, unknown> {
  * the core group (`/api`) with its versions and resources in one document, as
  * `endpoints/discovery/aggregated/handler.go` serves it. Versions newest first, as registered.
  */
-export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, version: 'v2' | 'v2beta1'): unknown {
+export function aggregatedDiscovery(
+  registry: ResourceRegistry,
+  core: boolean,
+  version: 'v2' | 'v2beta1',
+): unknown {
   const groups = new Map<string, Map<string, ResourceType[]>>();
   for (const t of registry.all()) {
     if ((t.group === '') !== core) continue;

@@ -94,7 +94,8 @@ function unsupportedMediaType(contentType: string | undefined): KinformerError {
     status: makeStatus({
       code: 415,
       reason: 'UnsupportedMediaType',
-      message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf',
+      message:
+        'the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf',
     }),
   });
 }
@@ -201,6 +202,8 @@ export class HttpApi {
     }
     if (path.kind === 'notFound') throw genericNotFoundError();
     if (verb === undefined) throw methodNotAllowedError();
+    // A verb the type does not serve has no route (the reviews are create-only): 405.
+    if (path.kind === 'resource' && !path.type.verbs.includes(verb)) throw methodNotAllowedError();
     const failure = ctx.faults.takeFailure({
       verb,
       type: path.kind === 'resource' ? path.type : undefined,
@@ -241,7 +244,10 @@ export class HttpApi {
           sendJson(res, 201, JSON.stringify(review(path.type, body, identity?.user)), pretty);
           return;
         }
-        const warnings = decodeWrite(path.type, body, { creating: true, fieldValidation: fieldValidationOf(params) });
+        const warnings = decodeWrite(path.type, body, {
+          creating: true,
+          fieldValidation: fieldValidationOf(params),
+        });
         if (ctx.namespaceLifecycle) checkNamespace(ctx.registry, ctx.store, path.type, path.namespace);
         const entry = ctx.store.create(path.type, path.namespace, body);
         addWarnings(res, warnings);
@@ -250,7 +256,10 @@ export class HttpApi {
       }
       case 'update': {
         const body = await this.#readObject(req);
-        const warnings = decodeWrite(path.type, body, { creating: false, fieldValidation: fieldValidationOf(params) });
+        const warnings = decodeWrite(path.type, body, {
+          creating: false,
+          fieldValidation: fieldValidationOf(params),
+        });
         addWarnings(res, warnings);
         const entry = ctx.store.update(
           path.type,
@@ -277,7 +286,8 @@ export class HttpApi {
           patchType,
           body,
           path.subresource,
-          (patched) => addWarnings(res, decodeWrite(path.type, patched, { creating: false, fieldValidation })),
+          (patched) =>
+            addWarnings(res, decodeWrite(path.type, patched, { creating: false, fieldValidation })),
         );
         sendJson(res, 200, entry.typedJson(), pretty);
         return;
@@ -325,7 +335,8 @@ export class HttpApi {
       try {
         decoded = decodeKubeProtobuf(await readBodyBytes(req));
       } catch (err) {
-        if (err instanceof ProtobufError) throw badRequestError(`unable to decode the protobuf body: ${err.message}`);
+        if (err instanceof ProtobufError)
+          throw badRequestError(`unable to decode the protobuf body: ${err.message}`);
         throw err;
       }
       if (decoded === undefined) throw unsupportedMediaType(contentType);

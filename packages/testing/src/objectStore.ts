@@ -25,6 +25,8 @@ import { asBody, buildMeta, normalize, randomSuffix, rec, rfc3339, text } from '
 /** Receives every write to one resource type, in revision order (a watcher). */
 export interface EventSink {
   deliver(event: HistoryEvent): void;
+  /** Ends the sink (a watch stream) when its type stops being served. */
+  terminate?(): void;
 }
 
 /** A consistent view of one type at one revision: entries by key, and the keys in storage order. */
@@ -282,7 +284,8 @@ export class ObjectStore {
     for (const entry of old.entries.values())
       table.put(new StoredEntry(to, entry.namespace, entry.name, entry.obj, entry.rev));
     table.lastWriteRev = old.lastWriteRev;
-    for (const w of [...old.watchers]) if ('terminate' in w && typeof w.terminate === 'function') w.terminate();
+    for (const w of [...old.watchers])
+      if ('terminate' in w && typeof w.terminate === 'function') w.terminate();
   }
 
   /** Forgets every object of `type` without events (its CRD is gone); ends its watches. */
@@ -290,7 +293,8 @@ export class ObjectStore {
     const table = this.#tables.get(type);
     if (table === undefined) return;
     this.#tables.delete(type);
-    for (const w of [...table.watchers]) if ('terminate' in w && typeof w.terminate === 'function') w.terminate();
+    for (const w of [...table.watchers])
+      if ('terminate' in w && typeof w.terminate === 'function') w.terminate();
   }
 
   /** The stored object, or undefined. */

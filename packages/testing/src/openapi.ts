@@ -60,7 +60,10 @@ function operation(
     ...response(schema, v3),
   };
   const bodyPart = withBody && schema !== undefined ? body(schema, v3) : {};
-  const parameters = [...queryParams(params, v3), ...((bodyPart.parameters as JsonObject[] | undefined) ?? [])];
+  const parameters = [
+    ...queryParams(params, v3),
+    ...((bodyPart.parameters as JsonObject[] | undefined) ?? []),
+  ];
   if (parameters.length > 0) op.parameters = parameters;
   if (bodyPart.requestBody !== undefined) op.requestBody = bodyPart.requestBody;
   return op;
@@ -76,15 +79,47 @@ function pathsOf(types: readonly ResourceType[], roots: Map<string, string>, v3:
     const named = `${collection}/{name}`;
     const can = (verb: string): boolean => type.verbs.includes(verb);
     const coll: JsonObject = {};
-    if (can('list')) coll.get = operation(type, 'list', ['labelSelector', 'fieldSelector', 'limit', 'continue', 'resourceVersion', 'watch'], undefined, false, v3);
+    if (can('list'))
+      coll.get = operation(
+        type,
+        'list',
+        ['labelSelector', 'fieldSelector', 'limit', 'continue', 'resourceVersion', 'watch'],
+        undefined,
+        false,
+        v3,
+      );
     if (can('create')) coll.post = operation(type, 'post', WRITE_PARAMS, schema, true, v3);
-    if (can('deletecollection')) coll.delete = operation(type, 'deletecollection', ['labelSelector', 'fieldSelector'], undefined, false, v3);
+    if (can('deletecollection'))
+      coll.delete = operation(
+        type,
+        'deletecollection',
+        ['labelSelector', 'fieldSelector'],
+        undefined,
+        false,
+        v3,
+      );
     if (Object.keys(coll).length > 0) paths[collection] = coll;
     const one: JsonObject = {};
     if (can('get')) one.get = operation(type, 'get', ['pretty'], schema, false, v3);
     if (can('update')) one.put = operation(type, 'put', WRITE_PARAMS, schema, true, v3);
-    if (can('patch')) one.patch = operation(type, 'patch', [...WRITE_PARAMS, 'force'], v3 ? { type: 'object' } : { type: 'object' }, true, v3);
-    if (can('delete')) one.delete = operation(type, 'delete', ['dryRun', 'gracePeriodSeconds', 'propagationPolicy'], undefined, false, v3);
+    if (can('patch'))
+      one.patch = operation(
+        type,
+        'patch',
+        [...WRITE_PARAMS, 'force'],
+        v3 ? { type: 'object' } : { type: 'object' },
+        true,
+        v3,
+      );
+    if (can('delete'))
+      one.delete = operation(
+        type,
+        'delete',
+        ['dryRun', 'gracePeriodSeconds', 'propagationPolicy'],
+        undefined,
+        false,
+        v3,
+      );
     if (Object.keys(one).length > 0) paths[named] = one;
   }
   return paths;
@@ -109,7 +144,12 @@ export function openApiV3Document(registry: ResourceRegistry, gvPath: string): J
   const types = groupVersions(registry).get(gvPath);
   if (types === undefined) return undefined;
   const set = schemaSet(types, '#/components/schemas/');
-  return { openapi: '3.0.0', info: INFO, paths: pathsOf(types, set.roots, true), components: { schemas: set.definitions } };
+  return {
+    openapi: '3.0.0',
+    info: INFO,
+    paths: pathsOf(types, set.roots, true),
+    components: { schemas: set.definitions },
+  };
 }
 
 /** `GET /openapi/v3`: the index, one entry per group/version with a hash of its document. */

@@ -24,7 +24,8 @@ const MESSAGES: Record<string, string> = {
   TypeMeta: '1:apiVersion:string 2:kind:string',
   ObjectMeta:
     '1:name:string 2:generateName:string 3:namespace:string 5:uid:string 6:resourceVersion:string 7:generation:int 8:creationTimestamp:Time 9:deletionTimestamp:Time 10:deletionGracePeriodSeconds:int 11:labels:map<string> 12:annotations:map<string> 13:ownerReferences:*OwnerReference 14:finalizers:*string',
-  OwnerReference: '1:kind:string 3:name:string 4:uid:string 5:apiVersion:string 6:controller:bool 7:blockOwnerDeletion:bool',
+  OwnerReference:
+    '1:kind:string 3:name:string 4:uid:string 5:apiVersion:string 6:controller:bool 7:blockOwnerDeletion:bool',
   Time: '1:seconds:int 2:nanos:int',
   LabelSelector: '1:matchLabels:map<string> 2:matchExpressions:*LabelSelectorRequirement',
   LabelSelectorRequirement: '1:key:string 2:operator:string 3:values:*string',
@@ -40,7 +41,8 @@ const MESSAGES: Record<string, string> = {
   Service: '1:metadata:ObjectMeta 2:spec:ServiceSpec',
   ServiceSpec:
     '1:ports:*ServicePort 2:selector:map<string> 3:clusterIP:string 4:type:string 5:externalIPs:*string 7:sessionAffinity:string 10:externalName:string',
-  ServicePort: '1:name:string 2:protocol:string 3:port:int 4:targetPort:IntOrString 5:nodePort:int 6:appProtocol:string',
+  ServicePort:
+    '1:name:string 2:protocol:string 3:port:int 4:targetPort:IntOrString 5:nodePort:int 6:appProtocol:string',
   Deployment: '1:metadata:ObjectMeta 2:spec:DeploymentSpec',
   DeploymentSpec:
     '1:replicas!:int 2:selector:LabelSelector 3:template:PodTemplateSpec 4:strategy:DeploymentStrategy 5:minReadySeconds:int 6:revisionHistoryLimit!:int 7:paused:bool 9:progressDeadlineSeconds:int',
@@ -95,7 +97,10 @@ export class ProtobufError extends Error {}
 
 class Reader {
   pos = 0;
-  constructor(readonly buf: Uint8Array, readonly end: number = buf.length) {}
+  constructor(
+    readonly buf: Uint8Array,
+    readonly end: number = buf.length,
+  ) {}
 
   varint(): number {
     let result = 0;
@@ -212,7 +217,8 @@ export function isProtobuf(contentType: string | undefined): boolean {
  * @throws ProtobufError for a body that is not a kube protobuf envelope.
  */
 export function decodeKubeProtobuf(body: Uint8Array): JsonObject | undefined {
-  if (body.length < 4 || MAGIC.some((b, i) => body[i] !== b)) throw new ProtobufError('missing the k8s protobuf prefix');
+  if (body.length < 4 || MAGIC.some((b, i) => body[i] !== b))
+    throw new ProtobufError('missing the k8s protobuf prefix');
   const unknown = decodeMessage(body.subarray(4), 'Unknown');
   const typeMeta = (unknown.typeMeta ?? {}) as JsonObject;
   const kind = typeof typeMeta.kind === 'string' ? typeMeta.kind : '';

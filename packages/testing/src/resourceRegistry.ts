@@ -129,13 +129,22 @@ const ALL = ['all'];
 const STATUS: Subresources = { status: true };
 const SCALED: Subresources = {
   status: true,
-  scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' },
+  scale: {
+    specReplicasPath: '.spec.replicas',
+    statusReplicasPath: '.status.replicas',
+    labelSelectorPath: '.status.selector',
+  },
 };
 const CREATE_ONLY: Partial<ResourceDefinition> = { verbs: ['create'] };
 
 /** The built-in types every server registers unless `registerDefaults: false`. */
 export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = Object.freeze([
-  def('', 'v1', 'pods', 'Pod', true, { shortNames: ['po'], returnDeletedObject: true, categories: ALL, subresources: STATUS }),
+  def('', 'v1', 'pods', 'Pod', true, {
+    shortNames: ['po'],
+    returnDeletedObject: true,
+    categories: ALL,
+    subresources: STATUS,
+  }),
   def('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ALL, subresources: STATUS }),
   def('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'] }),
   def('', 'v1', 'secrets', 'Secret', true),
@@ -144,12 +153,32 @@ export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = Object.freeze([
   def('', 'v1', 'events', 'Event', true, { shortNames: ['ev'] }),
   def('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'], returnDeletedObject: true }),
   def('', 'v1', 'endpoints', 'Endpoints', true, { shortNames: ['ep'], singularName: 'endpoints' }),
-  def('apps', 'v1', 'deployments', 'Deployment', true, { shortNames: ['deploy'], categories: ALL, subresources: SCALED }),
-  def('apps', 'v1', 'replicasets', 'ReplicaSet', true, { shortNames: ['rs'], categories: ALL, subresources: SCALED }),
-  def('apps', 'v1', 'statefulsets', 'StatefulSet', true, { shortNames: ['sts'], categories: ALL, subresources: SCALED }),
-  def('apps', 'v1', 'daemonsets', 'DaemonSet', true, { shortNames: ['ds'], categories: ALL, subresources: STATUS }),
+  def('apps', 'v1', 'deployments', 'Deployment', true, {
+    shortNames: ['deploy'],
+    categories: ALL,
+    subresources: SCALED,
+  }),
+  def('apps', 'v1', 'replicasets', 'ReplicaSet', true, {
+    shortNames: ['rs'],
+    categories: ALL,
+    subresources: SCALED,
+  }),
+  def('apps', 'v1', 'statefulsets', 'StatefulSet', true, {
+    shortNames: ['sts'],
+    categories: ALL,
+    subresources: SCALED,
+  }),
+  def('apps', 'v1', 'daemonsets', 'DaemonSet', true, {
+    shortNames: ['ds'],
+    categories: ALL,
+    subresources: STATUS,
+  }),
   def('batch', 'v1', 'jobs', 'Job', true, { categories: ALL, subresources: STATUS }),
-  def('batch', 'v1', 'cronjobs', 'CronJob', true, { shortNames: ['cj'], categories: ALL, subresources: STATUS }),
+  def('batch', 'v1', 'cronjobs', 'CronJob', true, {
+    shortNames: ['cj'],
+    categories: ALL,
+    subresources: STATUS,
+  }),
   def('networking.k8s.io', 'v1', 'ingresses', 'Ingress', true, { shortNames: ['ing'] }),
   def('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
   def('coordination.k8s.io', 'v1', 'leases', 'Lease', true, { allowUnconditionalUpdate: false }),
@@ -163,7 +192,14 @@ export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = Object.freeze([
     subresources: STATUS,
   }),
   // Create-only reviews: answered, never stored (authorization/authentication `REST` `Create`).
-  def('authorization.k8s.io', 'v1', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', false, CREATE_ONLY),
+  def(
+    'authorization.k8s.io',
+    'v1',
+    'selfsubjectaccessreviews',
+    'SelfSubjectAccessReview',
+    false,
+    CREATE_ONLY,
+  ),
   def('authorization.k8s.io', 'v1', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview', false, CREATE_ONLY),
   def('authentication.k8s.io', 'v1', 'selfsubjectreviews', 'SelfSubjectReview', false, CREATE_ONLY),
 ]);

@@ -46,7 +46,8 @@ const META_TYPES = new Set([
 
 /** `io.k8s.api.core.v1` for `('', 'v1')`, `io.k8s.api.apps.v1` for `('apps', 'v1')`. */
 function packageOf(group: string, version: string): string {
-  if (group === 'apiextensions.k8s.io') return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}`;
+  if (group === 'apiextensions.k8s.io')
+    return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}`;
   const first = group === '' ? 'core' : group.replace(/\.k8s\.io$/, '').split('.')[0]!;
   return `io.k8s.api.${first}.${version}`;
 }
@@ -59,7 +60,9 @@ function shortName(model: string): string {
 /** The client-node model class name of a built-in kind, or undefined. */
 function modelOf(type: ResourceType): string | undefined {
   const prefix = type.version.charAt(0).toUpperCase() + type.version.slice(1);
-  const groupPrefix = (type.group === '' ? 'core' : type.group.split('.')[0]!).replace(/^./, (c) => c.toUpperCase());
+  const groupPrefix = (type.group === '' ? 'core' : type.group.split('.')[0]!).replace(/^./, (c) =>
+    c.toUpperCase(),
+  );
   for (const name of [`${prefix}${type.kind}`, `${groupPrefix}${prefix}${type.kind}`]) {
     if (MODELS[name]?.attributeTypeMap !== undefined) return name;
   }
@@ -111,7 +114,9 @@ class Builder {
       case 'Date':
         return { type: 'string', format: 'date-time' };
       case 'number':
-        return format === 'int32' || format === 'int64' ? { type: 'integer', format } : { type: 'number', format: 'double' };
+        return format === 'int32' || format === 'int64'
+          ? { type: 'integer', format }
+          : { type: 'number', format: 'double' };
       case 'boolean':
         return { type: 'boolean' };
       case 'IntOrString':
@@ -120,7 +125,8 @@ class Builder {
       case 'object':
         return { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
       default:
-        if (MODELS[type]?.attributeTypeMap !== undefined) return { $ref: `${this.#refPrefix}${this.model(type)}` };
+        if (MODELS[type]?.attributeTypeMap !== undefined)
+          return { $ref: `${this.#refPrefix}${this.model(type)}` };
         return { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
     }
   }
@@ -137,13 +143,18 @@ export function schemaSet(types: readonly ResourceType[], refPrefix: string): Sc
   const cached = cache.get(key);
   if (cached !== undefined && types.every((t) => t.customResource === false)) return cached;
   const first = types[0];
-  const builder = new Builder(first === undefined ? 'io.k8s.api.core.v1' : packageOf(first.group, first.version), refPrefix);
+  const builder = new Builder(
+    first === undefined ? 'io.k8s.api.core.v1' : packageOf(first.group, first.version),
+    refPrefix,
+  );
   const roots = new Map<string, string>();
   for (const type of types) {
     const gvk = [{ group: type.group, version: type.version, kind: type.kind }];
     if (type.schema !== undefined || type.customResource) {
       const name = `${type.group.split('.').reverse().join('.')}.${type.version}.${type.kind}`;
-      const schema: Schema = { ...(type.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }) };
+      const schema: Schema = {
+        ...(type.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }),
+      };
       const props = { ...rec(schema.properties) };
       props.apiVersion ??= { type: 'string' };
       props.kind ??= { type: 'string' };
@@ -214,7 +225,8 @@ export function walkUnknown(
     const additional = s.additionalProperties;
     if (options.applyDefaults && properties !== undefined) {
       for (const [key, prop] of Object.entries(properties)) {
-        if (object[key] === undefined && prop.default !== undefined) object[key] = structuredClone(prop.default);
+        if (object[key] === undefined && prop.default !== undefined)
+          object[key] = structuredClone(prop.default);
       }
     }
     const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
@@ -225,7 +237,11 @@ export function walkUnknown(
         visit(object[key], prop, child);
       } else if (typeof additional === 'object' && additional !== null) {
         visit(object[key], additional as Schema, child);
-      } else if (additional === true || preserve || (properties === undefined && additional === undefined && s.type !== 'object')) {
+      } else if (
+        additional === true ||
+        preserve ||
+        (properties === undefined && additional === undefined && s.type !== 'object')
+      ) {
         continue;
       } else if (properties !== undefined || s.type === 'object') {
         unknown.push(child);

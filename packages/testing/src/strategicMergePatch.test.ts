@@ -134,7 +134,9 @@ describe('strategic merge patch (strategicpatch.StrategicMergePatch)', () => {
       );
       expect(res.status).toBe(200);
       // New items of a merged list come first (normalizeElementOrder); the result is defaulted.
-      const spec = res.json.spec as { template: { spec: { containers: Array<{ name: string; image: string }> } } };
+      const spec = res.json.spec as {
+        template: { spec: { containers: Array<{ name: string; image: string }> } };
+      };
       expect(spec.template.spec.containers.map((c) => [c.name, c.image])).toEqual([
         ['sidecar', 'envoy'],
         ['c', 'nginx'],
@@ -164,11 +166,23 @@ describe('strategic merge patch (strategicpatch.StrategicMergePatch)', () => {
 
   test('new items of a merged list come first; server-only items keep their live order between the patched ones (normalizeElementOrder)', () => {
     const live = { spec: { containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] } };
-    const added = applyStrategicMergePatch(live, { spec: { containers: [{ name: 'new' }] } }, POD) as typeof live;
+    const added = applyStrategicMergePatch(
+      live,
+      { spec: { containers: [{ name: 'new' }] } },
+      POD,
+    ) as typeof live;
     expect(added.spec.containers.map((c) => c.name)).toEqual(['new', 'a', 'b', 'c']);
-    const touched = applyStrategicMergePatch(live, { spec: { containers: [{ name: 'b', image: 'x' }, { name: 'n2' }] } }, POD) as typeof live;
+    const touched = applyStrategicMergePatch(
+      live,
+      { spec: { containers: [{ name: 'b', image: 'x' }, { name: 'n2' }] } },
+      POD,
+    ) as typeof live;
     expect(touched.spec.containers.map((c) => c.name)).toEqual(['a', 'b', 'n2', 'c']);
-    const finalizers = applyStrategicMergePatch({ metadata: { finalizers: ['x', 'y'] } }, { metadata: { finalizers: ['z'] } }, POD);
+    const finalizers = applyStrategicMergePatch(
+      { metadata: { finalizers: ['x', 'y'] } },
+      { metadata: { finalizers: ['z'] } },
+      POD,
+    );
     expect(finalizers).toEqual({ metadata: { finalizers: ['z', 'x', 'y'] } });
   });
 

@@ -53,7 +53,8 @@ export function humanDuration(ms: number): string {
   if (hours < 24 * 8) return hours % 24 === 0 ? `${hours / 24}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
   const days = Math.floor(hours / 24);
   if (hours < 24 * 365 * 2) return `${days}d`;
-  if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${days / 365}y` : `${Math.floor(days / 365)}y${days % 365}d`;
+  if (hours < 24 * 365 * 8)
+    return days % 365 === 0 ? `${days / 365}y` : `${Math.floor(days / 365)}y${days % 365}d`;
   return `${Math.floor(days / 365)}y`;
 }
 
@@ -132,7 +133,9 @@ function externalIp(spec: JsonObject, status: JsonObject): string {
   const external = arr(spec.externalIPs).map(String);
   switch (text(spec.type) || 'ClusterIP') {
     case 'LoadBalancer': {
-      const ingress = arr(rec(status.loadBalancer).ingress).map((i) => text(rec(i).ip) || text(rec(i).hostname));
+      const ingress = arr(rec(status.loadBalancer).ingress).map(
+        (i) => text(rec(i).ip) || text(rec(i).hostname),
+      );
       const all = [...ingress, ...external].filter((s) => s !== '');
       return all.length === 0 ? '<pending>' : all.join(',');
     }
@@ -183,12 +186,31 @@ const PRINTERS: Record<string, Printer> = {
       NAME,
       col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
       col('Status', 'string', 'The aggregate status of the containers in this pod.'),
-      col('Restarts', 'string', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
+      col(
+        'Restarts',
+        'string',
+        'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+      ),
       AGE,
-      col('IP', 'string', 'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', 1),
+      col(
+        'IP',
+        'string',
+        'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.',
+        1,
+      ),
       col('Node', 'string', 'NodeName is a request to schedule this pod onto a specific node.', 1),
-      col('Nominated Node', 'string', 'nominatedNodeName is set when this pod preempts other pods on the node.', 1),
-      col('Readiness Gates', 'string', 'If specified, all readiness gates will be evaluated for pod readiness.', 1),
+      col(
+        'Nominated Node',
+        'string',
+        'nominatedNodeName is set when this pod preempts other pods on the node.',
+        1,
+      ),
+      col(
+        'Readiness Gates',
+        'string',
+        'If specified, all readiness gates will be evaluated for pod readiness.',
+        1,
+      ),
     ],
     cells(pod, now) {
       const [ready, status, restarts] = podCells(pod);
@@ -216,12 +238,25 @@ const PRINTERS: Record<string, Printer> = {
     columns: [
       NAME,
       col('Ready', 'string', 'Number of the pod with ready state'),
-      col('Up-to-date', 'integer', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
-      col('Available', 'integer', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
+      col(
+        'Up-to-date',
+        'integer',
+        'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+      ),
+      col(
+        'Available',
+        'integer',
+        'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+      ),
       AGE,
       col('Containers', 'string', 'Names of each container in the template.', 1),
       col('Images', 'string', 'Images referenced by each container in the template.', 1),
-      col('Selector', 'string', 'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.', 1),
+      col(
+        'Selector',
+        'string',
+        'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
+        1,
+      ),
     ],
     cells(d, now) {
       const spec = rec(d.spec);
@@ -257,11 +292,24 @@ const PRINTERS: Record<string, Printer> = {
     columns: [
       NAME,
       col('Type', 'string', 'type determines how the Service is exposed.'),
-      col('Cluster-IP', 'string', 'clusterIP is the IP address of the service and is usually assigned randomly.'),
-      col('External-IP', 'string', 'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.'),
+      col(
+        'Cluster-IP',
+        'string',
+        'clusterIP is the IP address of the service and is usually assigned randomly.',
+      ),
+      col(
+        'External-IP',
+        'string',
+        'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.',
+      ),
       col('Port(s)', 'string', 'The list of ports that are exposed by this service.'),
       AGE,
-      col('Selector', 'string', 'Route service traffic to pods with label keys and values matching this selector.', 1),
+      col(
+        'Selector',
+        'string',
+        'Route service traffic to pods with label keys and values matching this selector.',
+        1,
+      ),
     ],
     cells(svc, now) {
       const spec = rec(svc.spec);
@@ -289,13 +337,28 @@ const PRINTERS: Record<string, Printer> = {
       col('Version', 'string', 'Kubelet Version reported by the node.'),
       col('Internal-IP', 'string', 'List of addresses reachable to the node.', 1),
       col('External-IP', 'string', 'List of addresses reachable to the node.', 1),
-      col('OS-Image', 'string', 'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).', 1),
-      col('Kernel-Version', 'string', 'Kernel Version reported by the node from `uname -r` (e.g. 3.16.0-0.bpo.4-amd64).', 1),
-      col('Container-Runtime', 'string', 'Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2).', 1),
+      col(
+        'OS-Image',
+        'string',
+        'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).',
+        1,
+      ),
+      col(
+        'Kernel-Version',
+        'string',
+        'Kernel Version reported by the node from `uname -r` (e.g. 3.16.0-0.bpo.4-amd64).',
+        1,
+      ),
+      col(
+        'Container-Runtime',
+        'string',
+        'Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2).',
+        1,
+      ),
     ],
     cells(node, now) {
       const info = rec(rec(node.status).nodeInfo);
-      const or = (v: unknown): string => orNone(text(v)) === '<none>' ? '<unknown>' : text(v);
+      const or = (v: unknown): string => (orNone(text(v)) === '<none>' ? '<unknown>' : text(v));
       return [
         text(rec(node.metadata).name),
         nodeStatus(node),
@@ -319,7 +382,10 @@ const DEFAULT_CONVERTOR: Printer = {
 };
 
 /** Every other built-in kind has a printer in printers.go; the fake prints those with Name and Age. */
-const NAME_AGE: Printer = { columns: [NAME, AGE], cells: (obj, now) => [text(rec(obj.metadata).name), age(obj, now)] };
+const NAME_AGE: Printer = {
+  columns: [NAME, AGE],
+  cells: (obj, now) => [text(rec(obj.metadata).name), age(obj, now)],
+};
 
 /**
  * Evaluates the simple JSONPath of a printer column (`.spec.replicas`, `.status.conditions[0].type`,
@@ -349,7 +415,16 @@ export function evalJsonPath(obj: unknown, path: string): unknown {
 
 function crdPrinter(columns: readonly PrinterColumn[]): Printer {
   const effective: readonly PrinterColumn[] =
-    columns.length > 0 ? columns : [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: AGE_DESCRIPTION }];
+    columns.length > 0
+      ? columns
+      : [
+          {
+            name: 'Age',
+            type: 'date',
+            jsonPath: '.metadata.creationTimestamp',
+            description: AGE_DESCRIPTION,
+          },
+        ];
   return {
     columns: [
       NAME,
@@ -363,7 +438,7 @@ function crdPrinter(columns: readonly PrinterColumn[]): Printer {
         if (value === undefined || value === null) return null;
         switch (c.type) {
           case 'string':
-            return typeof value === 'object' ? JSON.stringify(value) : String(value);
+            return typeof value === 'string' ? value : JSON.stringify(value);
           case 'integer':
             return typeof value === 'number' ? Math.trunc(value) : null;
           case 'number':
