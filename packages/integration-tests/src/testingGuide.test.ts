@@ -6,7 +6,7 @@ import { FakeClock } from '@kinformer/core/testing';
 import { SharedIndexInformer, SharedInformerFactory, waitForCacheSync } from 'kinformer';
 import { FakeApiServer, FakeListerWatcher } from '@kinformer/testing';
 import { RateLimitingQueue } from '@kinformer/workqueue';
-import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, loadYaml, type KubeConfig, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 
 // docs: helpers
 /** A minimal pod: `name` or `namespace/name`, with optional labels and resourceVersion. */
@@ -132,6 +132,44 @@ describe('seeding and churn', () => {
     // docs: end
     expect(server.list('pods')).toHaveLength(2999);
     expect(server.get<{ spec: { size: number } } & V1Pod>(widgets, 'default/w1').spec.size).toBe(3);
+  });
+});
+
+describe('CRDs and namespaces, as in a cluster', () => {
+  let server: FakeApiServer;
+  afterEach(() => server?.close());
+
+  test('a CRD from YAML is served at once; its objects get the schema defaults; writes need their namespace', async () => {
+    const crdYaml = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {color: {type: string, default: blue}}}
+`;
+    // docs: crds
+    server = await FakeApiServer.start();
+    server.create('customresourcedefinitions', loadYaml<KubernetesObject>(crdYaml)); // e.g. read from config/crd/
+    server.create('namespaces', { metadata: { name: 'team-a' } }); // HTTP writes into a namespace need it
+    const api = server.kubeConfig().makeApiClient(CustomObjectsApi);
+    const widget = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: {} };
+    await api.createNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'team-a', plural: 'widgets', body: widget });
+    expect(server.get<{ spec: unknown } & KubernetesObject>('widgets.example.com', 'team-a/w1').spec).toEqual({ color: 'blue' });
+    await expect(
+      api.createNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'nope', plural: 'widgets', body: widget }),
+    ).rejects.toMatchObject({ code: 404 }); // namespaces "nope" not found
+    // docs: end
   });
 });
 

@@ -16,6 +16,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
 import { SYSTEM_NAMESPACES } from './admission.js';
 import { CrdController } from './crd.js';
+import { toWireForm } from './schemas.js';
 import { rfc3339 } from './storedForm.js';
 import { fakeKubeConfig, type FakeKubeConfigOptions } from './fakeKubeConfig.js';
 import { FakeApiServerFaults } from './faults.js';
@@ -437,7 +438,7 @@ export class FakeApiServer implements WatchHost {
    */
   create<T extends KubeObject>(resource: ResourceRef, object: T): Stored<T> {
     const type = this.#registry.resolve(resource);
-    return this.store.create(type, undefined, jsonClone(object)).toObject<Stored<T>>();
+    return this.store.create(type, undefined, wireForm(type, jsonClone(object))).toObject<Stored<T>>();
   }
 
   /**
@@ -475,7 +476,9 @@ export class FakeApiServer implements WatchHost {
     options: { subresource?: 'status' } = {},
   ): Stored<T> {
     const type = this.#registry.resolve(resource);
-    return this.store.update(type, undefined, undefined, jsonClone(object), options).toObject<Stored<T>>();
+    return this.store
+      .update(type, undefined, undefined, wireForm(type, jsonClone(object)), options)
+      .toObject<Stored<T>>();
   }
 
   /** Patches an object (merge patch by default; `json` for RFC 6902). Returns a copy of the result. */
@@ -586,4 +589,13 @@ export class FakeApiServer implements WatchHost {
     this.#tlsClientErrors.push({ code: err.code, message: err.message, authorizationError });
     this.#logger.debug({ code: err.code, authorizationError, reason: err.message }, 'TLS handshake failed');
   }
+}
+
+/**
+ * A CRD built with client-node's models (`loadYaml`) names schema fields as the models do
+ * (`_default`, `xKubernetesPreserveUnknownFields`): stored in their JSON names, as over HTTP.
+ */
+function wireForm<T>(type: ResourceType, object: T): T {
+  if (type.group !== 'apiextensions.k8s.io' || type.resource !== 'customresourcedefinitions') return object;
+  return toWireForm(object, 'V1CustomResourceDefinition') as T;
 }

@@ -252,3 +252,37 @@ export function walkUnknown(
   visit(obj, schema.root, '');
   return { unknown };
 }
+
+/**
+ * An object built with `@kubernetes/client-node`'s models (`loadYaml` returns those) uses their
+ * property names (`_default`, `xKubernetesPreserveUnknownFields`, `_enum`); the wire form uses the
+ * JSON names (`default`, `x-kubernetes-preserve-unknown-fields`, `enum`), as client-node's own
+ * serializer writes them. Renames along `model`'s attribute map; other keys are kept as they are.
+ * Returns a new object (or `value` itself when nothing needs renaming).
+ */
+export function toWireForm(value: unknown, model: string): unknown {
+  if (Array.isArray(value)) return value.map((item) => toWireForm(item, model));
+  if (typeof value !== 'object' || value === null) return value;
+  const attributes = MODELS[model]?.attributeTypeMap;
+  if (attributes === undefined) return value;
+  const byName = new Map(attributes.map((a) => [a.name, a]));
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(value as JsonObject)) {
+    const attribute = byName.get(key);
+    if (attribute === undefined) {
+      out[key] = child;
+      continue;
+    }
+    const inner =
+      /^Array<(.+)>$/.exec(attribute.type)?.[1] ?? /^\{ \[key: string\]: (.+); \}$/.exec(attribute.type)?.[1];
+    const map = attribute.type.startsWith('{');
+    const childModel = inner ?? attribute.type;
+    out[attribute.baseName] =
+      map && typeof child === 'object' && child !== null
+        ? Object.fromEntries(
+            Object.entries(child as JsonObject).map(([k, v]) => [k, toWireForm(v, childModel)]),
+          )
+        : toWireForm(child, childModel);
+  }
+  return out;
+}
