@@ -93,8 +93,9 @@ export interface FakeApiServerOptions {
    */
   slowConsumers?: SlowConsumerLimit;
   /**
-   * Graceful pod deletion, as kube-apiserver and a kubelet do it (default false: pods are deleted at
-   * once, with one DELETED event, like any object without finalizers). When true, a DELETE of a
+   * Graceful pod deletion, as kube-apiserver and a kubelet do it (default false: every pod DELETE
+   * has grace 0, as `kubectl delete --now` asks: a MODIFIED with `deletionTimestamp`, then the
+   * DELETED, since without a kubelet a grace period would never end). When true, a DELETE of a
    * scheduled pod (`spec.nodeName` set, not `Succeeded`/`Failed`) sets `deletionTimestamp` = now +
    * grace and `deletionGracePeriodSeconds` (the request's `gracePeriodSeconds`, else
    * `spec.terminationGracePeriodSeconds`, else 30): a MODIFIED event; when the grace period has
