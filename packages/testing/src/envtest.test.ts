@@ -282,7 +282,7 @@ describe('server-side Tables (as=Table;g=meta.k8s.io;v=v1)', () => {
   });
 
   test('deployments, configmaps, secrets, services, namespaces and nodes have their columns; others Name and Age', async () => {
-    server = await FakeApiServer.start();
+    server = await FakeApiServer.start({ clock: new FakeClock(T0) }); // ages stay 0s
     server.create('deployments.apps', {
       metadata: { name: 'd' },
       spec: {
