@@ -25,6 +25,7 @@ import {
   type ReflectorStats,
 } from './reflectorOptions.js';
 import { streamingList, type StreamingListHost } from './streamingList.js';
+import { decide, type LogLevel, type Outcome } from './transitions.js';
 import { BookmarkCadence, RecoveryPolicy, reflectorBackoff, type EndedStreak } from './recovery.js';
 import {
   codeOf,
@@ -55,14 +56,29 @@ const STOP_GRACE_MS = 10_000;
 
 /**
  * The run loop's state, advanced by {@link Reflector.step} (kube-rs `watcher::State`): what the reflector
- * does next. `list` builds the store from a LIST (or streaming list); `watch` keeps it in step from the
- * last resourceVersion, first through `stream` when a streaming list handed one over; `backoff` waits
- * and then goes on to `then`.
+ * does next (see `transitions.ts`). `list` builds the store from a LIST, `stream` from a streaming list;
+ * `watch` keeps it in step from the last resourceVersion, first through `stream` when a streaming list
+ * handed one over, and holds `open` while a watch stream feeds the store; `backoff` waits and then goes
+ * on to `then`.
  */
 type Phase<T> =
-  | { readonly kind: 'list' }
-  | { readonly kind: 'watch'; readonly cycle: WatchCycle; readonly stream: OpenWatch<T> | undefined }
+  | { readonly kind: 'list' | 'stream' }
+  | {
+      readonly kind: 'watch';
+      readonly cycle: WatchCycle;
+      readonly stream: OpenWatch<T> | undefined;
+      readonly open?: OpenWatch<T>;
+    }
   | { readonly kind: 'backoff'; readonly ms: number; readonly then: Phase<T> };
+
+/** How a phase ended: its outcome, the error behind it, and the stream it hands over or that stalled. */
+interface PhaseEnd<T> {
+  readonly outcome: Outcome | 'aborted';
+  readonly error?: unknown;
+  readonly stream?: OpenWatch<T> | undefined;
+}
+
+const ABORTED_END: PhaseEnd<never> = { outcome: 'aborted' };
 
 /** The watch loop's state within one list-and-watch cycle (client-go's `watch` locals). */
 interface WatchCycle {
@@ -77,6 +93,7 @@ interface WatchCycle {
 }
 
 const LIST: Phase<never> = { kind: 'list' };
+const STREAM: Phase<never> = { kind: 'stream' };
 
 /**
  * client-go's Reflector: keeps a {@link ReflectorStore} in step with the API server.
@@ -128,8 +145,6 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
   };
   /** The current phase; `undefined` while not running. */
   private phase: Phase<T> | undefined;
-  /** The watch feeding the store, while one is open. */
-  private activeWatch: OpenWatch<T> | undefined;
   private lastEventAt: number | undefined;
   /** Requests whose promise has not settled: `run` waits for them before it resolves. */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -220,12 +235,6 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       track: (request) => this.track(request),
       watchTimeoutSeconds: () => watchTimeoutSeconds(this.minWatchTimeoutMs, this.random),
       openWatch: (options, signal) => this.openWatch(options, signal),
-      retriableFailure: (err) => {
-        const ms = this.recovery.failed(retryAfterMs(err));
-        if (isKinformerError(err, ErrorCodes.CONNECTION)) this.handleListAndWatchError(err);
-        return ms;
-      },
-      noteStall: (w) => this.noteStall(w),
     };
   }
 
@@ -240,7 +249,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     if (this.phase !== undefined) {
       throw new KinformerError(ErrorCodes.ALREADY_STARTED, `reflector ${this.name} is already running`);
     }
-    let phase: Phase<T> = LIST;
+    let phase: Phase<T> = this.firstListPhase();
     this.phase = phase;
     this.logger.debug(
       { resyncPeriodMs: this.resyncPeriodMs, watchList: this.watchListEnabled },
@@ -256,7 +265,6 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
         phase.stream?.close(); // a streaming list's stream, handed over but not yet watched
         this.endCycle(phase.cycle);
       }
-      this.activeWatch = undefined;
       await this.settleInFlight();
       this.phase = undefined;
       this.logger.debug('stopped reflector');
@@ -268,9 +276,9 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     return this.listState.lastSyncRV;
   }
 
-  /** True while a watch stream is open and feeding the store (after the initial list). */
+  /** True while a watch stream is open and feeding the store (after the initial list): the `watch` phase with `open` set. */
   isWatching(): boolean {
-    return this.activeWatch !== undefined;
+    return this.openStream() !== undefined;
   }
 
   /** The clock time (ms) of the last watch event received, bookmarks included; `undefined` before the first. */
@@ -299,14 +307,16 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
   }
 
   // ---------------------------------------------------------------------------------------------
-  // the run loop: one step per phase
+  // the run loop: one step per phase, one place that applies the transition
 
   private async step(phase: Phase<T>, signal: AbortSignal): Promise<Phase<T>> {
     switch (phase.kind) {
       case 'list':
-        return this.listPhase(signal);
+        return this.apply(phase, await this.listStep(signal), signal);
+      case 'stream':
+        return this.apply(phase, await streamingList(this.host, signal), signal);
       case 'watch':
-        return this.watchPhase(phase.cycle, phase.stream, signal);
+        return this.apply(phase, await this.watchStep(phase, signal), signal);
       case 'backoff':
         this.counters.backoffs++;
         this.counters.backoffMs += phase.ms;
@@ -316,49 +326,95 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     }
   }
 
-  /** client-go's `ListAndWatch` up to the watch: a streaming list or a LIST, then the watch phase. */
-  private async listPhase(signal: AbortSignal): Promise<Phase<T>> {
-    let handedOver: OpenWatch<T> | undefined;
-    try {
-      if (this.watchListEnabled) {
-        try {
-          handedOver = await streamingList(this.host, signal);
-          if (handedOver === undefined) return LIST; // the signal aborted
-        } catch (err) {
-          if (signal.aborted) return LIST;
-          this.logger.warn(
-            { err: faultSummary(err), code: codeOf(err) },
-            'the streaming list failed; falling back to LIST/WATCH (making progress beats deadlocking)',
-          );
-          handedOver = undefined;
-        }
-      }
-      if (handedOver === undefined && !(await listOnce(this.host, signal))) return LIST;
-    } catch (err) {
-      if (signal.aborted) return LIST;
-      const ms = this.recovery.failed(retryAfterMs(err));
-      this.handleListAndWatchError(err);
-      return this.backoff(ms, LIST, err);
-    }
-    this.noteProgress(this.recovery.listSucceeded());
-    this.logger.debug({ resourceVersion: this.listState.lastSyncRV }, 'caches populated');
-    return { kind: 'watch', cycle: this.startCycle(), stream: handedOver };
+  /** The list phase the cycle starts with: a streaming list when enabled, else a LIST. */
+  private firstListPhase(): Phase<T> {
+    return this.watchListEnabled ? STREAM : LIST;
   }
 
-  private backoff(ms: number, then: Phase<T>, cause: unknown): Phase<T> {
+  /** client-go's `list`: paginated LIST and `store.replace` (`reflectorList.ts`). */
+  private async listStep(signal: AbortSignal): Promise<PhaseEnd<T>> {
+    try {
+      return (await listOnce(this.host, signal)) ? { outcome: 'listed' } : ABORTED_END;
+    } catch (error) {
+      return signal.aborted ? ABORTED_END : { outcome: 'list-failed', error };
+    }
+  }
+
+  /**
+   * Applies the transition `decide(phase, end.outcome)` (`transitions.ts`): counts, ends the cycle on a
+   * relist, takes the backoff step on a failure, logs, reports to the watch error handler, and returns
+   * the next phase (behind a `backoff` phase when it waits).
+   */
+  private apply(phase: Phase<T>, end: PhaseEnd<T>, signal: AbortSignal): Phase<T> {
+    if (end.outcome === 'aborted' || signal.aborted) {
+      if (phase.kind === 'watch') return { kind: 'watch', cycle: phase.cycle, stream: undefined };
+      return phase.kind === 'stream' && end.stream !== undefined
+        ? { kind: 'watch', cycle: this.startCycle(), stream: end.stream } // closed by run's finally
+        : phase;
+    }
+    if (phase.kind === 'backoff') throw new Error('reflector: a backoff phase has no outcome');
+    const t = decide(phase.kind, end.outcome);
+    const err = end.error;
+    const failuresBefore = this.recovery.failures();
+    if (t.counter !== undefined) this.counters[t.counter]++;
+    if (t.progress) this.noteProgress(this.recovery.listSucceeded());
+    const cycle = phase.kind === 'watch' ? phase.cycle : undefined;
+    if (t.next === 'relist' && cycle !== undefined) {
+      this.endCycle(cycle);
+      this.recovery.cycleEnded();
+    }
+    const ms = t.wait === 'step' ? this.recovery.failed(retryAfterMs(err)) : undefined;
+    if (t.log !== undefined) this.logTransition(t.log.level, t.log.msg, end, failuresBefore, ms);
+    if (t.report) this.handleListAndWatchError(err);
+    let next: Phase<T>;
+    switch (t.next) {
+      case 'relist':
+        next = this.firstListPhase();
+        break;
+      case 'list':
+        next = LIST;
+        break;
+      case 'stream':
+        next = STREAM;
+        break;
+      case 'watch':
+        next = { kind: 'watch', cycle: cycle ?? this.startCycle(), stream: undefined };
+        break;
+      case 'cycle':
+        this.logger.debug({ resourceVersion: this.listState.lastSyncRV }, 'caches populated');
+        next = { kind: 'watch', cycle: this.startCycle(), stream: end.stream };
+        break;
+    }
+    if (ms === undefined) return next;
     this.logger.debug(
-      { code: codeOf(cause), delayMs: Math.round(ms), failures: this.recovery.failures() },
+      { code: codeOf(err), delayMs: Math.round(ms), failures: this.recovery.failures() },
       'backing off',
     );
-    return { kind: 'backoff', ms, then };
+    return { kind: 'backoff', ms, then: next };
   }
 
-  /** Leaves the watch phase for a relist after one backoff step (client-go: every return from ListAndWatch). */
-  private relistAfter(cycle: WatchCycle, cause: unknown): Phase<T> {
-    this.endCycle(cycle);
-    this.recovery.cycleEnded();
-    const ms = this.recovery.failed(retryAfterMs(cause));
-    return this.backoff(ms, LIST, cause);
+  /** The log line of a transition (`Transition.log`). */
+  private logTransition(
+    level: LogLevel,
+    msg: string,
+    end: PhaseEnd<T>,
+    failuresBefore: number,
+    delayMs: number | undefined,
+  ): void {
+    if (level === 'stall') {
+      if (end.stream !== undefined) this.noteStall(end.stream);
+      return;
+    }
+    const err = end.error;
+    const fields: Record<string, unknown> = {
+      ...(err === undefined ? {} : { err: faultSummary(err) }),
+      code: codeOf(err),
+      resourceVersion: this.listState.lastSyncRV,
+      ...(delayMs === undefined ? {} : { delayMs: Math.round(delayMs) }),
+    };
+    if (level === 'warn' || (level === 'streak' && failuresBefore === 0)) this.logger.warn(fields, msg);
+    else if (level === 'streak') this.logger.debug({ ...fields, failures: failuresBefore }, msg);
+    else this.logger.debug(fields, msg);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -437,7 +493,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       } catch (error) {
         // client-go: a resync error ends the current watch (logged; ListAndWatch returns nil → relist).
         cycle.resyncError = { error };
-        this.activeWatch?.stop('resync');
+        this.openStream()?.stop('resync');
         return;
       }
       timer = this.clock.setTimeout(tick, this.resyncPeriodMs);
@@ -448,19 +504,18 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
 
   /**
    * One watch of client-go's `watch` loop: opens a watch from the last version (unless a streaming list
-   * handed one over), applies its events, and decides what comes next — another watch at once, another
-   * after a backoff step, or a relist.
+   * handed one over), applies its events, and classifies how it ended (client-go's `handleWatch` result
+   * handling) for the transition table.
    */
-  private async watchPhase(
-    cycle: WatchCycle,
-    handedOver: OpenWatch<T> | undefined,
+  private async watchStep(
+    phase: Extract<Phase<T>, { kind: 'watch' }>,
     signal: AbortSignal,
-  ): Promise<Phase<T>> {
+  ): Promise<PhaseEnd<T>> {
+    const { cycle, stream: handedOver } = phase;
     if (cycle.resyncError !== undefined) {
       handedOver?.close();
-      return this.resyncFailed(cycle);
+      return { outcome: 'resync-failed', error: cycle.resyncError.error };
     }
-    const watchAgain: Phase<T> = { kind: 'watch', cycle, stream: undefined };
     const start = this.clock.now();
     let w = handedOver;
     let propagateRVFromStart = true;
@@ -476,41 +531,18 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       cycle.started++;
       try {
         w = await this.openWatch(options, signal);
-      } catch (err) {
-        if (signal.aborted) return watchAgain;
-        if (isKinformerError(err, ErrorCodes.WATCH_STALLED)) {
-          this.counters.stalls++;
-          this.logger.warn(
-            { code: err.code, resourceVersion },
-            'the watch request got no answer; sending it again',
-          );
-          return watchAgain;
-        }
-        if (isWatchErrorRetriable(err)) {
-          const ms = this.recovery.failed(retryAfterMs(err));
-          if (isKinformerError(err, ErrorCodes.CONNECTION)) this.handleListAndWatchError(err);
-          else
-            this.logger.debug(
-              { err: faultSummary(err), code: codeOf(err), resourceVersion },
-              'could not start the watch; backing off and re-watching',
-            );
-          return this.backoff(ms, watchAgain, err);
-        }
-        if (isExpiredError(err)) this.counters.expired410++;
-        // Ends the cycle like a failed LIST: the reflector relists after a step, the handler sees it
-        // (after the failure is counted, so that it can tell the first of a streak).
-        const next = this.relistAfter(cycle, err);
-        this.handleListAndWatchError(err);
-        return next;
+      } catch (error) {
+        if (signal.aborted) return ABORTED_END;
+        return { outcome: watchStartOutcome(error), error };
       }
-      if (w === undefined) return watchAgain;
+      if (w === undefined) return ABORTED_END;
       // Events of a watch from "" or "0" start with synthetic ADDEDs that are not in RV order.
       propagateRVFromStart = resourceVersion !== '' && resourceVersion !== '0';
     } else if (cycle.started === 0) {
       cycle.started++;
     }
 
-    this.activeWatch = w;
+    this.phase = { ...phase, open: w };
     let outcome: WatchOutcome;
     try {
       if (cycle.resyncError !== undefined) w.stop('resync');
@@ -520,81 +552,38 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
         exitOnInitialEventsEnd: false,
       });
     } finally {
-      this.activeWatch = undefined;
+      this.phase = phase;
       w.close();
     }
     cycle.retry.after(outcome.error);
-    return this.afterWatch(cycle, w, outcome, signal);
+    if (outcome.stopped === 'aborted' || signal.aborted) return ABORTED_END;
+    if (outcome.stopped === 'resync') return { outcome: 'resync-failed', error: resyncErrorOf(cycle) };
+    if (outcome.stopped === 'stalled') return { outcome: 'stalled', stream: w }; // the stall limit was the wait
+    const error = outcome.error;
+    if (error === undefined) return { outcome: 'ended' }; // server timeout, broken connection
+    return { outcome: this.watchEndOutcome(cycle, error), error };
   }
 
-  /** What follows a watch that ended: client-go's `handleWatch` result handling, with kinformer's waits. */
-  private afterWatch(
-    cycle: WatchCycle,
-    w: OpenWatch<T>,
-    outcome: WatchOutcome,
-    signal: AbortSignal,
-  ): Phase<T> {
-    const watchAgain: Phase<T> = { kind: 'watch', cycle, stream: undefined };
-    if (outcome.stopped === 'aborted' || signal.aborted) return watchAgain;
-    if (outcome.stopped === 'resync') return this.resyncFailed(cycle);
-    if (outcome.stopped === 'stalled') {
-      this.noteStall(w);
-      return watchAgain; // at once: the stall limit was the wait
-    }
-    const err = outcome.error;
-    if (err === undefined) return watchAgain; // clean close (server timeout, broken connection): at once
-    const code = codeOf(err);
-    const resourceVersion = this.listState.lastSyncRV;
-    if (isExpiredError(err)) {
-      this.counters.expired410++;
-      this.logger.debug({ code, resourceVersion }, 'watch closed: resourceVersion expired; relisting');
-      return this.relistAfter(cycle, err);
-    }
-    if (isTooManyRequestsError(err)) {
-      const ms = this.recovery.failed(retryAfterMs(err));
-      this.logger.debug(
-        { code, retryAfterSeconds: retryAfterMs(err) / 1000, delayMs: ms },
-        'watch answered 429; backing off and re-watching',
-      );
-      return this.backoff(ms, watchAgain, err);
-    }
+  /** Classifies an error that ended an open watch; remembers where a malformed line was. */
+  private watchEndOutcome(cycle: WatchCycle, err: unknown): Outcome {
+    if (isExpiredError(err)) return 'expired';
+    if (isTooManyRequestsError(err)) return 'throttled';
     if (isMalformedStreamError(err)) {
-      this.counters.malformed++;
-      if (cycle.malformedAt === resourceVersion) {
-        // The server replayed the same bad line (e.g. an object whose event is longer than the line
-        // limit): rewatching from here would fail forever. A LIST has no line limit: relist.
-        this.logger.warn(
-          { err: faultSummary(err), code, resourceVersion },
-          'bad watch event again at the same resourceVersion; relisting',
-        );
-        return this.relistAfter(cycle, err);
-      }
+      const resourceVersion = this.listState.lastSyncRV;
+      // The server replayed the same bad line (e.g. an object whose event is longer than the line limit):
+      // rewatching from here would fail forever. A LIST has no line limit.
+      if (cycle.malformedAt === resourceVersion) return 'malformed-again';
       cycle.malformedAt = resourceVersion;
-      this.failureLog(
-        { err: faultSummary(err), code, resourceVersion },
-        'bad watch event; ending this watch and resuming from the last good resourceVersion',
-      );
-      const ms = this.recovery.failed(0);
-      return this.backoff(ms, watchAgain, err);
+      return 'malformed';
     }
-    if (isInternalError(err) && cycle.retry.shouldRetry()) {
-      this.logger.debug(
-        { err: faultSummary(err), code },
-        'watch ended with an internal error; retrying the watch',
-      );
-      return watchAgain;
-    }
-    if (isKinformerError(err, ErrorCodes.VERY_SHORT_WATCH)) this.counters.veryShortWatches++;
-    this.failureLog(
-      { err: faultSummary(err), code, resourceVersion },
-      'watch ended with an error; relisting',
-    );
-    return this.relistAfter(cycle, err);
+    if (isInternalError(err) && cycle.retry.shouldRetry()) return 'internal-retry';
+    if (isKinformerError(err, ErrorCodes.VERY_SHORT_WATCH)) return 'very-short';
+    return 'failed';
   }
 
-  private resyncFailed(cycle: WatchCycle): Phase<T> {
-    this.failureLog({ err: cycle.resyncError?.error }, 'store resync failed; ending the watch and relisting');
-    return this.relistAfter(cycle, undefined);
+  /** The open watch stream feeding the store, if any (derived from the phase). */
+  private openStream(): OpenWatch<T> | undefined {
+    return this.phase?.kind === 'watch' ? this.phase.open : undefined;
   }
 
   /** {@link openWatch} with this reflector's stall limit and request tracking. */
@@ -609,8 +598,8 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     );
   }
 
+  /** The stall warning (the counter is the transition's). */
   private noteStall(w: OpenWatch<T>): void {
-    this.counters.stalls++;
     const limitMs = w.currentStallLimitMs();
     const cadenceMs = this.cadence.cadenceMs();
     const err = new KinformerError(
@@ -659,15 +648,6 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
   // ---------------------------------------------------------------------------------------------
   // failures and recovery
 
-  /**
-   * A watch-phase failure the reflector handles itself: at `warn` when it starts a streak of failures,
-   * at `debug` while the streak goes on (one line per storm, not per retry; `recovered` ends it).
-   */
-  private failureLog(fields: Record<string, unknown>, msg: string): void {
-    if (this.recovery.failures() === 0) this.logger.warn(fields, msg);
-    else this.logger.debug({ ...fields, failures: this.recovery.failures() }, msg);
-  }
-
   /** Logs the end of a streak of failures once, at info, with how long it lasted. */
   private noteProgress(ended: EndedStreak | undefined): void {
     if (ended === undefined) return;
@@ -688,3 +668,17 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
 
 // -----------------------------------------------------------------------------------------------
 // internals
+
+/** What `store.resync()` threw in this cycle (set by the resync timer while the watch ran). */
+function resyncErrorOf(cycle: WatchCycle): unknown {
+  return cycle.resyncError?.error;
+}
+
+/** Classifies an error that kept a watch from starting. */
+function watchStartOutcome(err: unknown): Outcome {
+  if (isKinformerError(err, ErrorCodes.WATCH_STALLED)) return 'start-stalled';
+  if (isKinformerError(err, ErrorCodes.CONNECTION)) return 'start-unreachable';
+  if (isWatchErrorRetriable(err)) return 'start-throttled';
+  if (isExpiredError(err)) return 'start-expired';
+  return 'start-failed';
+}

@@ -12,7 +12,8 @@ import {
 import type { ReflectorStore, WatchOptions } from './listerWatcher.js';
 import { rewatchResourceVersion, type ListState } from './listState.js';
 import type { ReflectorStats } from './reflectorOptions.js';
-import { codeOf, faultSummary, isWatchErrorRetriable } from './reflectorErrors.js';
+import { isWatchErrorRetriable } from './reflectorErrors.js';
+import type { Outcome } from './transitions.js';
 import {
   consumeWatch,
   noop,
@@ -36,111 +37,102 @@ export interface StreamingListHost<T extends KubeObject> {
   /** A random `timeoutSeconds` for the next watch. */
   watchTimeoutSeconds(): number;
   openWatch(options: WatchOptions, signal: AbortSignal): Promise<OpenWatch<T> | undefined>;
-  /** Records a failure that is retried in place (429, a connection failure) and returns the delay, ms. */
-  retriableFailure(err: unknown): number;
-  noteStall(w: OpenWatch<T>): void;
+}
+
+/** How one streaming list ended (an {@link Outcome} of the `stream` phase, or `aborted`). */
+export interface StreamingListEnd<T> {
+  outcome: Extract<Outcome, `stream-${string}`> | 'aborted';
+  error?: unknown;
+  /** `stream-synced`: the still-open stream to hand over; `stream-stalled`: the stream that stalled. */
+  stream?: OpenWatch<T>;
 }
 
 /**
- * client-go's `watchList`: a streaming list into a temporary map until the `initial-events-end`
- * bookmark, then `store.replace` and hand the still-open stream over to the watch loop. Returns
- * `undefined` when the signal aborted; throws when the caller should fall back to LIST.
+ * One attempt of client-go's `watchList`: a streaming list into a temporary map until the
+ * `initial-events-end` bookmark, then `store.replace`, handing the still-open stream over to the watch
+ * phase. Every other end is classified for the transition table (`transitions.ts`): retried after a
+ * step (429, connection failure), again at once (410 or too large: from `""`; a stall; a clean end
+ * before the bookmark), or a fall back to LIST (anything else, a `replace` that threw included).
  */
 export async function streamingList<T extends KubeObject>(
   host: StreamingListHost<T>,
   signal: AbortSignal,
-): Promise<OpenWatch<T> | undefined> {
-  for (;;) {
-    if (signal.aborted) return undefined;
-    const resourceVersion = rewatchResourceVersion(host.listState);
-    const temp = new Map<string, T>();
-    let bookmarkRV = '';
-    const options: WatchOptions = {
-      resourceVersion,
-      allowWatchBookmarks: true,
-      sendInitialEvents: true,
-      resourceVersionMatch: 'NotOlderThan',
-      timeoutSeconds: host.watchTimeoutSeconds(),
-    };
-    const start = host.clock.now();
-    host.counters.watchLists++;
-    if (host.listState.populated) host.counters.relists++;
-    let w: OpenWatch<T> | undefined;
-    try {
-      w = await host.openWatch(options, signal);
-    } catch (err) {
-      if (signal.aborted) return undefined;
-      if (await retryInPlace(host, err, signal)) continue;
-      throw err;
-    }
-    if (w === undefined) return undefined;
-
-    const sink = tempSink(temp, (rv) => {
-      bookmarkRV = rv;
-    });
-    const warning = armInitialEventsWarning(host, w, start, temp);
-    let outcome: WatchOutcome;
-    try {
-      outcome = await consumeWatch(host.watchContext, w, sink, {
-        start,
-        propagateRVFromStart: false,
-        exitOnInitialEventsEnd: true,
-      });
-    } finally {
-      warning.cancel();
-    }
-    if (outcome.stopped !== undefined || outcome.error !== undefined) {
-      w.close();
-      if (outcome.stopped === 'aborted' || signal.aborted) return undefined;
-      if (outcome.stopped === 'stalled') {
-        host.noteStall(w);
-        continue;
-      }
-      if (await retryInPlace(host, outcome.error, signal)) continue;
-      throw outcome.error;
-    }
-    if (!outcome.initialEventsEnd) {
-      // The stream ended cleanly before the end bookmark: start a new streaming list.
-      w.close();
-      continue;
-    }
-
-    host.listState.rvUnavailable = false;
-    try {
-      host.store.replace(Array.from(temp.values()), bookmarkRV);
-    } catch (err) {
-      w.close();
-      throw err;
-    }
-    host.listState.lastSyncRV = bookmarkRV;
-    host.listState.populated = true;
-    host.logger.debug({ items: temp.size, resourceVersion: bookmarkRV }, 'streaming list synced');
-    return w;
+): Promise<StreamingListEnd<T>> {
+  const resourceVersion = rewatchResourceVersion(host.listState);
+  const temp = new Map<string, T>();
+  let bookmarkRV = '';
+  const options: WatchOptions = {
+    resourceVersion,
+    allowWatchBookmarks: true,
+    sendInitialEvents: true,
+    resourceVersionMatch: 'NotOlderThan',
+    timeoutSeconds: host.watchTimeoutSeconds(),
+  };
+  const start = host.clock.now();
+  host.counters.watchLists++;
+  if (host.listState.populated) host.counters.relists++;
+  let w: OpenWatch<T> | undefined;
+  try {
+    w = await host.openWatch(options, signal);
+  } catch (err) {
+    if (signal.aborted) return { outcome: 'aborted' };
+    return failure(host, err);
   }
+  if (w === undefined) return { outcome: 'aborted' };
+
+  const sink = tempSink(temp, (rv) => {
+    bookmarkRV = rv;
+  });
+  const warning = armInitialEventsWarning(host, w, start, temp);
+  let outcome: WatchOutcome;
+  try {
+    outcome = await consumeWatch(host.watchContext, w, sink, {
+      start,
+      propagateRVFromStart: false,
+      exitOnInitialEventsEnd: true,
+    });
+  } finally {
+    warning.cancel();
+  }
+  if (outcome.stopped !== undefined || outcome.error !== undefined) {
+    w.close();
+    if (outcome.stopped === 'aborted' || signal.aborted) return { outcome: 'aborted' };
+    if (outcome.stopped === 'stalled') return { outcome: 'stream-stalled', stream: w };
+    return failure(host, outcome.error);
+  }
+  if (!outcome.initialEventsEnd) {
+    // The stream ended cleanly before the end bookmark: start a new streaming list.
+    w.close();
+    return { outcome: 'stream-ended-early' };
+  }
+
+  host.listState.rvUnavailable = false;
+  try {
+    host.store.replace(Array.from(temp.values()), bookmarkRV);
+  } catch (err) {
+    w.close();
+    return { outcome: 'stream-failed', error: err };
+  }
+  host.listState.lastSyncRV = bookmarkRV;
+  host.listState.populated = true;
+  host.logger.debug({ items: temp.size, resourceVersion: bookmarkRV }, 'streaming list synced');
+  return { outcome: 'stream-synced', stream: w };
 }
 
-/** True when a streaming-list failure is retried in place (after a backoff for 429/connection errors). */
-async function retryInPlace<T extends KubeObject>(
-  host: StreamingListHost<T>,
-  err: unknown,
-  signal: AbortSignal,
-): Promise<boolean> {
+/** Classifies a streaming list's failure; a 410 or too-large answer marks the version unavailable. */
+function failure<T extends KubeObject>(host: StreamingListHost<T>, err: unknown): StreamingListEnd<T> {
   if (isWatchErrorRetriable(err)) {
-    const ms = host.retriableFailure(err);
-    if (!isKinformerError(err, ErrorCodes.CONNECTION))
-      host.logger.debug({ err: faultSummary(err), code: codeOf(err) }, 'streaming list failed; backing off');
-    host.counters.backoffs++;
-    host.counters.backoffMs += ms;
-    await host.clock.sleep(ms, signal);
-    return true;
+    return {
+      outcome: isKinformerError(err, ErrorCodes.CONNECTION) ? 'stream-unreachable' : 'stream-throttled',
+      error: err,
+    };
   }
   const expired = isExpiredError(err);
   if (expired || isTooLargeResourceVersionError(err)) {
-    if (expired) host.counters.expired410++;
     host.listState.rvUnavailable = true;
-    return true;
+    return { outcome: expired ? 'stream-expired' : 'stream-too-large', error: err };
   }
-  return false;
+  return { outcome: 'stream-failed', error: err };
 }
 
 function armInitialEventsWarning<T extends KubeObject>(
