@@ -242,6 +242,15 @@ describe('defaultControllerRateLimiter', () => {
     expect(limiter.when('a')).toBe(1000 * SECOND);
   });
 
+  it("takes the per-item base and cap from its options (the runtime Manager's `retry`)", () => {
+    const limiter = defaultControllerRateLimiter<string>({
+      clock: new FakeClock(),
+      baseDelayMs: 100,
+      maxDelayMs: 250,
+    });
+    expect([limiter.when('a'), limiter.when('a'), limiter.when('a')]).toEqual([100, 200, 250]);
+  });
+
   it('holds a storm of fresh failures to 10 per second after a burst of 100', () => {
     const limiter = defaultControllerRateLimiter<number>({ clock: new FakeClock() });
     for (let i = 0; i < 100; i++) expect(limiter.when(i)).toBe(5);

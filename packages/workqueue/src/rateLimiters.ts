@@ -239,6 +239,10 @@ export class WithMaxWaitRateLimiter<K> implements RateLimiter<K> {
 export interface DefaultControllerRateLimiterOptions {
   /** The bucket's source of time. Default: the wall clock. */
   clock?: Clock;
+  /** The per-item backoff's first delay, ms. Default 5. */
+  baseDelayMs?: number;
+  /** The per-item backoff's cap, ms. Default 1,000,000 (1000 s). */
+  maxDelayMs?: number;
 }
 
 /**
@@ -250,7 +254,10 @@ export function defaultControllerRateLimiter<K>(
   options: DefaultControllerRateLimiterOptions = {},
 ): RateLimiter<K> {
   return new MaxOfRateLimiter<K>(
-    new ItemExponentialFailureRateLimiter<K>({ baseDelayMs: 5, maxDelayMs: 1_000_000 }),
+    new ItemExponentialFailureRateLimiter<K>({
+      baseDelayMs: options.baseDelayMs ?? 5,
+      maxDelayMs: options.maxDelayMs ?? 1_000_000,
+    }),
     new BucketRateLimiter<K>({ qps: 10, burst: 100, ...(options.clock ? { clock: options.clock } : {}) }),
   );
 }
