@@ -445,11 +445,11 @@ export class Manager {
         const text = isKinformerError(cause) ? `${cause.code} ${cause.message}` : String(cause);
         if (text !== lastCause) this.#logger.error({ err: cause }, 'caches cannot sync yet; still trying');
         lastCause = text;
-        try {
-          await this.#clock.sleep(1000, signal);
-        } catch {
-          return false;
-        }
+        // sleep resolves (it does not reject) when the signal aborts; without this check a stop
+        // while a list is refused spun here forever in microtasks, starving the event loop.
+        if (signal.aborted) return false;
+        await this.#clock.sleep(1000, signal);
+        if (signal.aborted) return false;
       }
     }
   }
