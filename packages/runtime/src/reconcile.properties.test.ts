@@ -93,7 +93,7 @@ describe('reconcile guarantees (Manager on FakeApiServer)', () => {
           const finalRv = new Map<string, string>();
           for (let i = 0; i < KEYS; i++) {
             const obj = env.server.get(kinds.configMaps, `cm-${i}`);
-            finalRv.set(`default/cm-${i}`, obj.metadata!.resourceVersion!);
+            finalRv.set(`default/cm-${i}`, obj.metadata.resourceVersion!);
           }
           const stale = (): string[] =>
             [...finalRv].filter(([key, rv]) => lastSeen.get(key) !== rv).map(([key]) => key);
@@ -109,7 +109,8 @@ describe('reconcile guarantees (Manager on FakeApiServer)', () => {
           expect(overlaps).toEqual([]);
           for (const [key, list] of intervals) {
             for (let i = 1; i < list.length; i++) {
-              if (list[i]![0] < list[i - 1]![1]) overlaps.push(`${key}: ${list[i - 1]!} then ${list[i]!}`);
+              if (list[i]![0] < list[i - 1]![1])
+                overlaps.push(`${key}: ${JSON.stringify(list[i - 1])} then ${JSON.stringify(list[i])}`);
             }
           }
           expect(overlaps).toEqual([]);
