@@ -54,3 +54,18 @@ export type {
   RequestHandler,
 } from './httpHandlers.js';
 export { createHealthHandler, createMetricsHandler } from './httpHandlers.js';
+export type {
+  ControllerRuntimeMetrics,
+  ControllerRuntimeMetricsOptions,
+  ControllerRuntimeResult,
+} from './controllerRuntimeMetrics.js';
+export {
+  CONTROLLER_RUNTIME_ACTIVE_WORKERS,
+  CONTROLLER_RUNTIME_MAX_CONCURRENT_RECONCILES,
+  CONTROLLER_RUNTIME_RECONCILE_ERRORS_TOTAL,
+  CONTROLLER_RUNTIME_RECONCILE_TIME_BUCKETS,
+  CONTROLLER_RUNTIME_RECONCILE_TIME_SECONDS,
+  CONTROLLER_RUNTIME_RECONCILE_TOTAL,
+  CONTROLLER_RUNTIME_TERMINAL_RECONCILE_ERRORS_TOTAL,
+  controllerRuntimeMetrics,
+} from './controllerRuntimeMetrics.js';

@@ -3,9 +3,9 @@
  * finish or abort through its signal within the graceful timeout, releases the Lease, and the
  * standby leads within 3 s. And `/readyz` stays false, naming the cause, while a cache cannot sync.
  */
-import { request } from 'node:http';
 import { waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
+import { httpGet } from './http.test.helpers.js';
 import { kinds } from './kinds.js';
 import type { Manager } from './manager.js';
 import type { ReconcileContext } from './reconcileContext.js';
@@ -13,21 +13,6 @@ import { TestEnv } from './testing.js';
 
 function configMap(name: string): V1ConfigMap {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: {} };
-}
-
-/** A plain GET (node:http: the global fetch cannot load inside Jest's ESM VM). */
-export function httpGet(host: string, port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host, port, path, method: 'GET', agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 const IN_FLIGHT = 20;
