@@ -227,14 +227,16 @@ async function queuePriority(server: FakeApiServer, round: number, withPriority:
   const { informer } = factory.forResource(kinds.configMaps);
   const queue = new ReconcileQueue();
   const low = withPriority ? PRIORITY_LOW : PRIORITY_NORMAL;
-  informer.addEventHandler({
+  const registration = informer.addEventHandler({
     onAdd: (o, initial) => queue.add(keyOf(o), { priority: initial ? low : PRIORITY_NORMAL }),
     onUpdate: (_old, o) => queue.add(keyOf(o), { priority: PRIORITY_NORMAL }),
     onDelete: (o) => queue.add(keyOf(o as KubeObject), { priority: PRIORITY_NORMAL }),
   });
   const stop = new AbortController();
   factory.start(stop.signal);
-  await waitForCacheSync(stop.signal, informer.hasSynced);
+  // As the Manager does: workers start once the handler has seen the whole initial list (else the
+  // change waits in the handler's buffer behind the initial adds still being delivered).
+  await waitForCacheSync(stop.signal, registration.hasSynced);
   const reconciled = new Set<string>();
   let target: { key: string; rv: string; at: number } | undefined;
   let latency: number | undefined;
