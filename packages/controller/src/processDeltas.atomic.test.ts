@@ -459,6 +459,28 @@ describe('processDeltas with atomic deltas', () => {
   );
 });
 
+// client-go does the same (processReplacedAllInfo and processDeltas pass what the store's Get returns
+// as old): a list that reuses the stored objects (a custom lister, a cache-backed fake) gives
+// onUpdate(obj, obj), as a resync does. Handlers compare resourceVersions, never identity; the
+// shared informer then treats it as a resync (same resourceVersion) and only resyncing handlers get it.
+describe('a relist whose list reuses the stored objects', () => {
+  it('passes the same object as old and new, as client-go does', () => {
+    const store = newStore<Pod>();
+    const a = pod('a', '1');
+    store.add(a);
+    const updates: Array<[Pod, Pod]> = [];
+    void processDeltas(
+      { onUpdate: (old, obj) => void updates.push([old, obj]) },
+      store,
+      [{ type: 'ReplacedAll', object: { resourceVersion: '2', objects: store.list() } }],
+      false,
+    );
+    expect(updates).toHaveLength(1);
+    expect(updates[0]![0]).toBe(a);
+    expect(updates[0]![1]).toBe(a);
+  });
+});
+
 /** A `Store` of its own class that forwards every call to `store`. */
 function delegatingStore<T>(store: Store<T>): Store<T> {
   return {

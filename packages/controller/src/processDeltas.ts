@@ -29,6 +29,10 @@ import type { ResourceEventHandler } from './resourceEventHandler.js';
  * - `Bookmark` (atomic mode): records the bookmark's resourceVersion in the store
  *   (`lastStoreSyncResourceVersion()`); no notification.
  *
+ * `onUpdate`'s old object is whatever the store held: the same object as the new one when nothing
+ * replaced it (a `SyncAll`/`Sync` resync, or a relist whose list reuses the stored objects), as in
+ * client-go. Handlers compare resourceVersions, never identity.
+ *
  * The store is always written before the handler is called. With synchronous handlers everything
  * happens synchronously (store write, handler, next delta…) and `undefined` is returned. When a
  * handler returns a promise, the store writes of all the remaining deltas are applied at once,

@@ -291,7 +291,7 @@ export class SharedIndexInformer<T extends KubeObject> {
       counters: this.#counters,
       requestedResyncPeriodMs: requested,
       resyncPeriodMs: effective,
-      now: this.#clock.now(),
+      clock: this.#clock,
       onInitialListProcessed: () => this.#events.emit('change'),
     });
     const registration = new HandlerRegistration<T>(this, listener, this.#registrationSyncSource(listener));
