@@ -42,7 +42,7 @@ import {
 } from './serverTls.js';
 import { FAKE_API_SERVER_TLS } from './tlsFixtures.js';
 import { WatchCacheLag, type WatchCacheLagOptions } from './watchCacheLag.js';
-import type { SlowConsumerLimit, Watcher, WatchHost, WatchInjection, WatchTiming } from './watchHandler.js';
+import type { SlowConsumerLimit, Watcher, WatchInjection, WatchTiming } from './watchHandler.js';
 
 /**
  * What the in-process API returns: a copy of the stored object, typed as what was passed in plus
