@@ -160,18 +160,14 @@ async function fresh(entry: Entry, exec: ExecConfig, signal: AbortSignal): Promi
     const started = runPlugin(exec);
     run = started;
     entry.running = started;
-    started.promise.then(
-      (credential) => {
-        if (entry.running === started) entry.cached = credential;
-      },
-      () => undefined,
-    );
-    void started.promise
-      .finally(() => {
-        started.settled = true;
-        if (entry.running === started) entry.running = undefined;
-      })
-      .catch(() => undefined);
+    // Registered before any waiter's handler: the credential is cached before a waiter resumes.
+    const settle = (credential?: Cached): void => {
+      started.settled = true;
+      if (entry.running !== started) return; // abandoned (killed) meanwhile
+      entry.running = undefined;
+      if (credential !== undefined) entry.cached = credential;
+    };
+    started.promise.then(settle, () => settle());
   }
   const current = run;
   current.waiters++;
