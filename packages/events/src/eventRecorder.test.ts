@@ -172,7 +172,7 @@ describe('ApiEventRecorder writes events.k8s.io/v1 Events', () => {
       ...(e?.series?.count === undefined ? {} : { count: e.series.count }),
       ...(e?.series === undefined
         ? {}
-        : { last: new Date(e.series.lastObservedTime as unknown as string).getTime() }),
+        : { last: new Date(e.series.lastObservedTime).getTime() }),
     });
     const eventVerbs = (): (string | undefined)[] =>
       server.requests.filter((r) => r.resource === 'events').map((r) => r.verb);
