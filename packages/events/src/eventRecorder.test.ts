@@ -170,9 +170,7 @@ describe('ApiEventRecorder writes events.k8s.io/v1 Events', () => {
   describe('series heartbeat (client-go tools/events: finish after 6 minutes, refresh every 30)', () => {
     const seriesOf = (e: EventsV1Event | undefined): { count?: number; last?: number } => ({
       ...(e?.series?.count === undefined ? {} : { count: e.series.count }),
-      ...(e?.series === undefined
-        ? {}
-        : { last: new Date(e.series.lastObservedTime).getTime() }),
+      ...(e?.series === undefined ? {} : { last: new Date(e.series.lastObservedTime).getTime() }),
     });
     const eventVerbs = (): (string | undefined)[] =>
       server.requests.filter((r) => r.resource === 'events').map((r) => r.verb);
