@@ -5,6 +5,8 @@ export { Manager } from './manager.js';
 export type { CacheOptions, KindCachePolicy } from './cachePolicy.js';
 export type { Projected, Projection, ProjectionIdentity, ProjectionPath } from './projection.js';
 export { project } from './projection.js';
+export type { StringInterner, StringInternerOptions } from './stringInterner.js';
+export { stringInterner } from './stringInterner.js';
 export type { MapToKeys, SourceOptions } from './controllerBuilder.js';
 export { ControllerBuilder } from './controllerBuilder.js';
 export type { ControllerStats } from './managedController.js';
