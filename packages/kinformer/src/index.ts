@@ -317,11 +317,13 @@ export {
 } from '@kinformer/events';
 export type {
   ApplyOptions,
+  CacheOptions,
   ControllerStats,
   DefineKindOptions,
   DeleteOptions,
   IndexRef,
   Kind,
+  KindCachePolicy,
   ManagerLeaderElectionOptions,
   ManagerOptions,
   MapToKeys,
@@ -329,6 +331,10 @@ export type {
   ObjectWriter,
   PatchOptions,
   Predicate,
+  Projected,
+  Projection,
+  ProjectionIdentity,
+  ProjectionPath,
   QueueAddOptions,
   QueueItem,
   ReconcileContext,
@@ -340,6 +346,8 @@ export type {
   RuntimeClient,
   RuntimeMetrics,
   SourceOptions,
+  StringInterner,
+  StringInternerOptions,
   WriteOptions,
   WriteRequest,
 } from '@kinformer/runtime';
@@ -357,9 +365,11 @@ export {
   kindString,
   kinds,
   predicates,
+  project,
   runtimeClientOver,
   setControllerReference,
   setupSignalHandler,
+  stringInterner,
 } from '@kinformer/runtime';
 export type { SharedInformerFactoryOptions } from './sharedInformerFactory.js';
 export { SharedInformerFactory } from './sharedInformerFactory.js';
