@@ -10,11 +10,11 @@
  */
 import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
 import { FakeApiServer } from '@kinformer/testing';
-import type { Logger } from 'kinformer';
+import type { ControllerStats, Logger } from 'kinformer';
 import { EVENTS_V1_RESOURCE, PodChurn } from './podChurn.js';
 import type { ChurnCounts } from './podChurn.js';
-import type { PodsPerNodeMetrics } from './podsPerNodeController.js';
-import { Replica } from './replica.js';
+import { startReplica } from './replica.js';
+import type { Replica } from './replica.js';
 import { configMapMismatches } from './verify.js';
 
 /** Options of {@link runControllerDemo}. */
@@ -57,7 +57,7 @@ export interface ControllerDemoSummary {
   /** Embedded, when the leader was killed: ms from the kill until the next leader started. */
   takeoverMs?: number;
   /** Per replica. */
-  metrics: Record<string, PodsPerNodeMetrics>;
+  metrics: Record<string, ControllerStats>;
   churn?: ChurnCounts;
   /** Embedded: the controller's Events on the server (Event objects, and occurrences counted in their series). */
   events?: { objects: number; occurrences: number };
@@ -104,22 +104,20 @@ export async function runControllerDemo(options: ControllerDemoOptions = {}): Pr
   for (let i = 0; i < count; i++) {
     const identity = count === 1 ? baseIdentity : `${baseIdentity}-${String.fromCharCode(97 + i)}`;
     replicas.push(
-      new Replica({
-        kubeConfig,
+      startReplica(kubeConfig, {
         identity,
         namespace,
+        workers: options.workers ?? 2,
         leaseDurationMs: options.leaseDurationMs ?? (embedded ? 3000 : 15_000),
         renewDeadlineMs: options.renewDeadlineMs ?? (embedded ? 2000 : 10_000),
         retryPeriodMs: options.retryPeriodMs ?? (embedded ? 400 : 2000),
-        controller: { workers: options.workers ?? 2 },
-        ...(options.logger === undefined ? {} : { logger: options.logger }),
-        onLeadershipChange: (who, leading) => {
+        onLeadershipChange: (leading) => {
           if (leading) {
-            leaders.push(who);
+            leaders.push(identity);
             electedAt ??= Date.now();
-            say(`${at()} ${who} is the leader: its controller starts`);
+            say(`${at()} ${identity} is the leader: its controller starts`);
           } else {
-            say(`${at()} ${who}: controller stopped`);
+            say(`${at()} ${identity}: controller stopped`);
           }
           leaderChanged.dispatchEvent(new Event('change'));
         },
@@ -129,7 +127,6 @@ export async function runControllerDemo(options: ControllerDemoOptions = {}): Pr
   say(
     `${at()} ${count} replica(s) campaigning for Lease ${namespace}/pods-per-node-controller: ${replicas.map((r) => r.identity).join(', ')}`,
   );
-  for (const replica of replicas) replica.start();
 
   const stop = new AbortController();
   const onOuterAbort = (): void => stop.abort();
@@ -149,14 +146,14 @@ export async function runControllerDemo(options: ControllerDemoOptions = {}): Pr
 
   const status = setInterval(
     () => {
-      const leader = replicas.find((r) => r.isLeading());
+      const leader = replicas.find((r) => r.manager.isLeader());
       if (leader === undefined) {
         say(`${at()} no leader`);
         return;
       }
-      const m = leader.controller.metrics();
+      const m = stats(leader);
       say(
-        `${at()} leader ${leader.identity}: ${m.reconciles} reconciles (${m.created} created, ${m.updated} updated, ${m.deleted} deleted, ${m.unchanged} unchanged), ${m.failures} failures (${m.conflicts} conflicts), ${m.requeues} requeues, queue ${m.queueDepth}`,
+        `${at()} leader ${leader.identity}: ${m.reconciles} reconciles (${m.succeeded} succeeded, ${m.failed} failed), queue ${m.queued}, retrying ${m.waiting}`,
       );
     },
     options.statusIntervalMs ?? (embedded ? 1000 : 10_000),
@@ -170,12 +167,18 @@ export async function runControllerDemo(options: ControllerDemoOptions = {}): Pr
     if (count < 2 || killAfter <= 0) return;
     if (!(await until(() => leaders.length > 0, leaderChanged, stop.signal))) return;
     await sleep(killAfter, stop.signal);
-    const victim = replicas.find((r) => r.isLeading());
+    const victim = replicas.find((r) => r.manager.isLeader());
     if (victim === undefined || stop.signal.aborted) return;
     const killedAt = Date.now();
     say(`${at()} killing ${victim.identity} (a crash: the Lease is not released)`);
     await victim.kill();
-    if (await until(() => replicas.some((r) => r !== victim && r.isLeading()), leaderChanged, stop.signal)) {
+    if (
+      await until(
+        () => replicas.some((r) => r !== victim && r.manager.isLeader()),
+        leaderChanged,
+        stop.signal,
+      )
+    ) {
       takeoverMs = Date.now() - killedAt;
       say(`${at()} ${leaders.at(-1)} took over ${(takeoverMs / 1000).toFixed(1)} s after the crash`);
     }
@@ -208,10 +211,10 @@ export async function runControllerDemo(options: ControllerDemoOptions = {}): Pr
   clearInterval(status);
   await Promise.all(replicas.map((r) => r.stop()));
   for (const r of replicas) {
-    const m = (summary.metrics[r.identity] = r.controller.metrics());
+    const m = (summary.metrics[r.identity] = stats(r));
     if (m.reconciles > 0) {
       say(
-        `${at()} ${r.identity}: ${m.reconciles} reconciles, ${m.created + m.updated + m.deleted} writes, ${m.failures} failures (${m.conflicts} conflicts), ${m.dropped} dropped`,
+        `${at()} ${r.identity}: ${m.reconciles} reconciles, ${m.failed} failed, ${m.aborted} aborted by the stop`,
       );
     }
   }
@@ -227,6 +230,10 @@ export async function runControllerDemo(options: ControllerDemoOptions = {}): Pr
   await server?.close();
   say(`${at()} leaders: ${leaders.join(' → ') || 'none'}`);
   return summary;
+}
+
+function stats(replica: Replica): ControllerStats {
+  return replica.manager.controllers()[0]!.stats();
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

@@ -31,3 +31,5 @@ export type {
 } from './runtimeClient.js';
 export { runtimeClientOver } from './runtimeClient.js';
 export { setupSignalHandler } from './signals.js';
+export type { FinalizerHandlers } from './finalizer.js';
+export { withFinalizer } from './finalizer.js';

@@ -15,6 +15,7 @@ import type { EventRecorder } from '@kinformer/events';
 import { InformerFactory, waitForCacheSync } from '@kinformer/informer';
 import type { InformerAndLister, ListerWatcherFactory, SharedIndexInformer } from '@kinformer/informer';
 import { LeaderElector, LeaseLock } from '@kinformer/leader-election';
+import type { ResourceLock } from '@kinformer/leader-election';
 import { createHealthHandler, createMetricsHandler, pingCheck } from '@kinformer/prometheus/health';
 import type { HealthCheck } from '@kinformer/prometheus/health';
 import { defaultControllerRateLimiter } from '@kinformer/workqueue';
@@ -55,6 +56,10 @@ export interface ManagerLeaderElectionOptions {
    * leads within about a retry period instead of a lease duration. Default true.
    */
   releaseOnCancel?: boolean;
+  /** Campaign on this lock instead of a `LeaseLock` on `namespace/name` (tests, other lock kinds). */
+  lock?: ResourceLock;
+  /** Called when this replica starts leading (`true`) and when its leader-only controllers have stopped (`false`). */
+  onLeadershipChange?: (leading: boolean) => void;
 }
 
 /** Options of {@link Manager}. */
@@ -179,11 +184,13 @@ export class Manager {
     if (le) {
       if (kubeConfig === undefined)
         throw new KinformerError(ErrorCodes.INVALID_OPTION, 'leader election needs a KubeConfig');
-      const lock = new LeaseLock(kubeConfig, {
-        namespace: le.namespace,
-        name: le.name,
-        identity: le.identity ?? defaultIdentity(),
-      });
+      const lock =
+        le.lock ??
+        new LeaseLock(kubeConfig, {
+          namespace: le.namespace,
+          name: le.name,
+          identity: le.identity ?? defaultIdentity(),
+        });
       this.#elector = new LeaderElector({
         lock,
         releaseOnCancel: le.releaseOnCancel ?? true,
@@ -195,7 +202,9 @@ export class Manager {
         callbacks: {
           onStartedLeading: (signal) => this.#lead(signal),
           onStoppedLeading: () => {
+            if (!this.#leading) return;
             this.#leading = false;
+            safely(() => le.onLeadershipChange?.(false), this.#logger);
           },
         },
       });
@@ -362,6 +371,15 @@ export class Manager {
     };
   }
 
+  /** This replica's identity in the Lease (leader election only). */
+  get identity(): string | undefined {
+    return this.#elector?.identity;
+  }
+
+  get #leaderElection(): ManagerLeaderElectionOptions | undefined {
+    return this.#options.leaderElection || undefined;
+  }
+
   /** Whether this replica leads (always true without leader election, once started). */
   isLeader(): boolean {
     return this.#elector === undefined ? this.#started : this.#leading;
@@ -492,6 +510,7 @@ export class Manager {
   async #lead(signal: AbortSignal): Promise<void> {
     this.#leading = true;
     this.#logger.info('leading: starting controllers');
+    safely(() => this.#leaderElection?.onLeadershipChange?.(true), this.#logger);
     const workers = this.#leadWorkers!;
     const both = AbortSignal.any([signal, workers]);
     const leaders = this.#controllers.filter((c) => c.leader).map((c) => c.controller);
@@ -708,6 +727,14 @@ function defaultIdentity(): string {
   const pod = process.env['POD_NAME'];
   if (pod) return pod;
   return `${process.env['HOSTNAME'] ?? 'kinformer'}_${Math.random().toString(36).slice(2, 10)}`;
+}
+
+function safely(fn: () => void, logger: Logger): void {
+  try {
+    fn();
+  } catch (err) {
+    logger.error({ err }, 'onLeadershipChange threw');
+  }
 }
 
 function describe(reason: unknown): string {
