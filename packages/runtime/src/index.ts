@@ -27,7 +27,7 @@ export type {
   PatchOptions,
   RuntimeClient,
   WriteOptions,
-  WriteRequest,
+  WriteRecorder,
 } from './runtimeClient.js';
 export { runtimeClientOver } from './runtimeClient.js';
 export { setupSignalHandler } from './signals.js';

@@ -1,13 +1,15 @@
-import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { ObjectClient } from '@kinformer/client-node';
+import type { Logger } from '@kinformer/core';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ObjectWriter } from './runtimeClient.js';
 
 /** The default {@link ObjectWriter}: `@kinformer/client-node`'s ObjectClient on `kubeConfig`. */
-export function kubeObjectWriter(kubeConfig: KubeConfig, options: { fieldManager: string }): ObjectWriter {
-  void kubeConfig;
-  void options;
-  return {
-    write: () =>
-      Promise.reject(new KinformerError(ErrorCodes.INVALID_OPTION, 'ObjectClient is not wired yet')),
-  };
+export function kubeObjectWriter(
+  kubeConfig: KubeConfig,
+  options: { fieldManager: string; logger?: Logger | undefined },
+): ObjectWriter {
+  return new ObjectClient(kubeConfig, {
+    fieldManager: options.fieldManager,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
 }

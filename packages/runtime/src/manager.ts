@@ -97,6 +97,11 @@ export interface ManagerOptions {
    * {@link KindCachePolicy}.
    */
   cache?: CacheOptions;
+  /**
+   * Reads (`ctx.object`, `mgr.get`) see this Manager's own writes at once, before the informer
+   * delivers them (default true; false only to measure what it prevents).
+   */
+  readYourWrites?: boolean;
   /** Wraps every reconcile of every controller (instrumentation, sharding). */
   reconcileHook?: ReconcileHook;
   /** What `ctx.client` writes through (default: `@kinformer/client-node`'s ObjectClient on the KubeConfig). */
@@ -163,13 +168,19 @@ export class Manager {
       },
     );
     this.#overlay = new WriteOverlay();
-    const recorder: WriteRecorder = {
-      wrote: (kind, obj) => this.#recordWrite(kind, obj),
-      deleted: (kind, ref, uid) => this.#recordDelete(kind, ref, uid),
-    };
+    const recorder: WriteRecorder | undefined =
+      options.readYourWrites === false
+        ? undefined
+        : {
+            wrote: (kind, obj) => this.#recordWrite(kind, obj),
+            deleted: (kind, ref, uid) => this.#recordDelete(kind, ref, uid),
+          };
     if (options.writer !== undefined) this.client = runtimeClientOver(options.writer, recorder);
     else if (kubeConfig !== undefined)
-      this.client = runtimeClientOver(kubeObjectWriter(kubeConfig, { fieldManager: this.name }), recorder);
+      this.client = runtimeClientOver(
+        kubeObjectWriter(kubeConfig, { fieldManager: this.name, logger: options.logger }),
+        recorder,
+      );
     else throw new KinformerError(ErrorCodes.INVALID_OPTION, 'Manager needs a KubeConfig or a writer');
     if (options.recorder !== undefined) this.recorder = options.recorder;
     else if (kubeConfig !== undefined) {

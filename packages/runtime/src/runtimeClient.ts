@@ -1,5 +1,5 @@
 import { ErrorCodes, isKinformerError } from '@kinformer/core';
-import type { KubeObject } from '@kinformer/core';
+import type { KubeObject, Status } from '@kinformer/core';
 import type { Kind } from './kinds.js';
 
 /** Which object: `{ namespace, name }` (namespace absent for cluster-scoped kinds). */
@@ -88,35 +88,42 @@ export interface RuntimeClient {
   delete(kind: Kind, ref: ObjectRef, options?: DeleteOptions & { signal?: AbortSignal }): Promise<boolean>;
 }
 
-/**
- * The transport a {@link RuntimeClient} writes through (`@kinformer/client-node`'s `ObjectClient`
- * has this shape): GVR-addressed, every failure a `KinformerError` with the server's Status.
- */
-export interface ObjectWriter {
-  write(request: WriteRequest): Promise<KubeObject | undefined>;
+/** Options of a read or write call: its abort signal. */
+interface Signal {
+  signal?: AbortSignal;
 }
 
-/** One request of an {@link ObjectWriter}. */
-export type WriteRequest =
-  | { verb: 'get'; kind: Kind; ref: ObjectRef; signal?: AbortSignal | undefined }
-  | {
-      verb: 'create' | 'update' | 'apply';
-      kind: Kind;
-      obj: KubeObject;
-      subresource?: 'status' | undefined;
-      options: ApplyOptions;
-      signal?: AbortSignal | undefined;
-    }
-  | {
-      verb: 'patch';
-      kind: Kind;
-      ref: ObjectRef;
-      patch: unknown;
-      subresource?: 'status' | undefined;
-      options: PatchOptions;
-      signal?: AbortSignal | undefined;
-    }
-  | { verb: 'delete'; kind: Kind; ref: ObjectRef; options: DeleteOptions; signal?: AbortSignal | undefined };
+/**
+ * The transport a {@link RuntimeClient} writes through: `@kinformer/client-node`'s `ObjectClient`
+ * has this shape (tests may pass a fake). Every failure is a `KinformerError` with the server's Status.
+ */
+export interface ObjectWriter {
+  get<T extends KubeObject>(gvr: Kind<T>, key: KeyOf, options?: Signal): Promise<T>;
+  create<T extends KubeObject>(gvr: Kind<T>, obj: T, options?: WriteOptions & Signal): Promise<T>;
+  update<T extends KubeObject>(gvr: Kind<T>, obj: T, options?: WriteOptions & Signal): Promise<T>;
+  updateStatus<T extends KubeObject>(gvr: Kind<T>, obj: T, options?: WriteOptions & Signal): Promise<T>;
+  patch<T extends KubeObject>(
+    gvr: Kind<T>,
+    key: KeyOf,
+    patch: unknown,
+    options?: PatchOptions & Signal,
+  ): Promise<T>;
+  patchStatus<T extends KubeObject>(
+    gvr: Kind<T>,
+    key: KeyOf,
+    patch: unknown,
+    options?: PatchOptions & Signal,
+  ): Promise<T>;
+  apply<T extends KubeObject>(gvr: Kind<T>, obj: T, options?: ApplyOptions & Signal): Promise<T>;
+  delete<T extends KubeObject>(
+    gvr: Kind<T>,
+    key: KeyOf,
+    options?: DeleteOptions & Signal,
+  ): Promise<T | Status>;
+}
+
+/** `{ namespace?, name }` with no `undefined` namespace (what `ObjectClient` takes). */
+type KeyOf = { namespace?: string; name: string };
 
 /** Where a {@link RuntimeClient} records its writes (the Manager's read-your-writes overlay). */
 export interface WriteRecorder {
@@ -124,87 +131,50 @@ export interface WriteRecorder {
   deleted(kind: Kind, ref: ObjectRef, uid: string | undefined): void;
 }
 
+function keyOf(ref: ObjectRef): KeyOf {
+  return ref.namespace ? { namespace: ref.namespace, name: ref.name } : { name: ref.name };
+}
+
 /** A {@link RuntimeClient} over `writer` that records every successful, non-dry-run write in `recorder`. */
 export function runtimeClientOver(writer: ObjectWriter, recorder?: WriteRecorder): RuntimeClient {
-  const wrote = <T extends KubeObject>(
-    kind: Kind<T>,
-    dryRun: boolean | undefined,
-    obj: KubeObject | undefined,
-  ): T => {
-    if (obj !== undefined && dryRun !== true) recorder?.wrote(kind, obj);
-    return obj as T;
+  const wrote = <T extends KubeObject>(kind: Kind<T>, dryRun: boolean | undefined, obj: T): T => {
+    if (dryRun !== true) recorder?.wrote(kind, obj);
+    return obj;
   };
   return {
     get: async (kind, ref, options = {}) => {
       try {
-        return (await writer.write({ verb: 'get', kind, ref, signal: options.signal })) as never;
+        return await writer.get(kind, keyOf(ref), options);
       } catch (err) {
         if (isKinformerError(err, ErrorCodes.NOT_FOUND)) return undefined;
         throw err;
       }
     },
     create: async (kind, obj, options = {}) =>
-      wrote(
-        kind,
-        options.dryRun,
-        await writer.write({ verb: 'create', kind, obj, options, signal: options.signal }),
-      ),
+      wrote(kind, options.dryRun, await writer.create(kind, obj, options)),
     update: async (kind, obj, options = {}) =>
-      wrote(
-        kind,
-        options.dryRun,
-        await writer.write({ verb: 'update', kind, obj, options, signal: options.signal }),
-      ),
+      wrote(kind, options.dryRun, await writer.update(kind, obj, options)),
     apply: async (kind, obj, options = {}) =>
-      wrote(
-        kind,
-        options.dryRun,
-        await writer.write({ verb: 'apply', kind, obj, options, signal: options.signal }),
-      ),
+      wrote(kind, options.dryRun, await writer.apply(kind, obj, options)),
     patch: async (kind, ref, patch, options = {}) =>
-      wrote(
-        kind,
-        options.dryRun,
-        await writer.write({ verb: 'patch', kind, ref, patch, options, signal: options.signal }),
-      ),
+      wrote(kind, options.dryRun, await writer.patch(kind, keyOf(ref), patch, options)),
     updateStatus: async (kind, obj, options = {}) =>
-      wrote(
-        kind,
-        options.dryRun,
-        await writer.write({
-          verb: 'update',
-          kind,
-          obj,
-          subresource: 'status',
-          options,
-          signal: options.signal,
-        }),
-      ),
+      wrote(kind, options.dryRun, await writer.updateStatus(kind, obj, options)),
     patchStatus: async (kind, ref, patch, options = {}) =>
-      wrote(
-        kind,
-        options.dryRun,
-        await writer.write({
-          verb: 'patch',
-          kind,
-          ref,
-          patch,
-          subresource: 'status',
-          options,
-          signal: options.signal,
-        }),
-      ),
+      wrote(kind, options.dryRun, await writer.patchStatus(kind, keyOf(ref), patch, options)),
     delete: async (kind, ref, options = {}) => {
-      let answer: KubeObject | undefined;
+      let answer: KubeObject | Status;
       try {
-        answer = await writer.write({ verb: 'delete', kind, ref, options, signal: options.signal });
+        answer = await writer.delete(kind, keyOf(ref), options);
       } catch (err) {
         if (isKinformerError(err, ErrorCodes.NOT_FOUND)) return false;
         throw err;
       }
-      // An object with finalizers stays (terminating): the answer is its new state.
-      if (answer?.metadata?.deletionTimestamp !== undefined) wrote(kind, options.dryRun, answer);
-      else if (options.dryRun !== true) recorder?.deleted(kind, ref, answer?.metadata?.uid);
+      if (options.dryRun === true) return true;
+      const obj = (answer as { kind?: string }).kind === 'Status' ? undefined : (answer as KubeObject);
+      // An object that finalizers (or a foreground deletion) keep is still there, terminating.
+      if (obj?.metadata?.deletionTimestamp !== undefined) recorder?.wrote(kind, obj);
+      else recorder?.deleted(kind, ref, obj?.metadata?.uid ?? (answer as Status).details?.uid);
       return true;
     },
   };

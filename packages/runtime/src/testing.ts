@@ -10,6 +10,7 @@
  * await env.server.waitFor(() => …);
  * ```
  */
+import { createLogger } from '@kinformer/core';
 import { FakeApiServer } from '@kinformer/testing';
 import type { FakeApiServerOptions } from '@kinformer/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -53,7 +54,11 @@ export class TestEnv {
 
   /** A Manager on this server (not started; call {@link run}). */
   manager(options: ManagerOptions = {}): Manager {
-    return new Manager(this.kubeConfig, { gracefulShutdownMs: 5_000, ...options });
+    return new Manager(this.kubeConfig, {
+      gracefulShutdownMs: 5_000,
+      logger: createLogger({ level: process.env['KINFORMER_LOG_LEVEL'] || 'error' }),
+      ...options,
+    });
   }
 
   /**
