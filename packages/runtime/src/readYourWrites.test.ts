@@ -3,9 +3,9 @@ import { waitFor } from '@kinformer/test-tools';
 import { kinds } from './kinds.js';
 import { TestEnv } from './testing.js';
 
-// Read-your-writes and no double create, each over many keys at once, against a FakeApiServer whose
-// watch cache lags 500 ms behind storage (kube-apiserver's cacher under load): without the overlay
-// the reconcile after a write reads the object from before it.
+// Read-your-writes and no double create, each over many keys at once, with every watch event reaching
+// the informers 500 ms late (kube-apiserver's watch cache under load): without the overlay the
+// reconcile after a write reads the object from before it.
 
 const TRIALS = Number(process.env['KINFORMER_RYW_TRIALS'] ?? 300);
 
@@ -19,7 +19,7 @@ function configMap(name: string): V1ConfigMap {
 }
 
 async function statusTrial(readYourWrites: boolean): Promise<{ trials: number; stale: number }> {
-  const env = await TestEnv.start({ server: { watchCacheLag: { lagMs: 500 } } });
+  const env = await TestEnv.start({ informerLagMs: 500 });
   try {
     for (let i = 0; i < TRIALS; i++) env.server.create(kinds.configMaps, configMap(`c${i}`));
     const written = new Map<string, string>();
@@ -69,7 +69,7 @@ describe('read-your-writes', () => {
   });
 
   it(`a child created in one reconcile is seen by the next, before the informer delivers it: created once (${TRIALS} keys)`, async () => {
-    const env = await TestEnv.start({ server: { watchCacheLag: { lagMs: 500 } } });
+    const env = await TestEnv.start({ informerLagMs: 500 });
     try {
       for (let i = 0; i < TRIALS; i++) env.server.create(kinds.configMaps, configMap(`p${i}`));
       const creates = new Map<string, number>();

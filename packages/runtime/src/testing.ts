@@ -10,12 +10,15 @@
  * await env.server.waitFor(() => …);
  * ```
  */
+import { kubeConfigListerWatchers } from '@kinformer/client-node';
 import { createLogger } from '@kinformer/core';
+import type { ListerWatcherFactory } from '@kinformer/informer';
 import { FakeApiServer } from '@kinformer/testing';
 import type { FakeApiServerOptions } from '@kinformer/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Manager } from './manager.js';
 import type { ManagerOptions } from './manager.js';
+import { laggingWatch } from './laggingWatch.js';
 
 /** Options of {@link TestEnv.start}. */
 export interface TestEnvOptions {
@@ -23,6 +26,11 @@ export interface TestEnvOptions {
   server?: FakeApiServerOptions;
   /** Use this server instead of starting one (it is not closed by {@link TestEnv.stop}). */
   existingServer?: FakeApiServer;
+  /**
+   * Deliver every watch event to the Managers' informers this long after the server sent it (lists
+   * are not delayed): a watch cache that runs behind, as kube-apiserver's does under load. Default 0.
+   */
+  informerLagMs?: number;
   /** How long {@link TestEnv.stop} waits for each Manager to stop before giving up on it. Default 10 s. */
   stopTimeoutMs?: number;
 }
@@ -38,10 +46,12 @@ export class TestEnv {
   readonly kubeConfig: KubeConfig;
   readonly #ownServer: boolean;
   readonly #stopTimeoutMs: number;
+  readonly #informerLagMs: number;
   readonly #runs: Array<{ stop: AbortController; done: Promise<unknown>; manager: Manager }> = [];
 
-  private constructor(server: FakeApiServer, own: boolean, stopTimeoutMs: number) {
+  private constructor(server: FakeApiServer, own: boolean, stopTimeoutMs: number, informerLagMs: number) {
     this.server = server;
+    this.#informerLagMs = informerLagMs;
     this.kubeConfig = server.kubeConfig();
     this.#ownServer = own;
     this.#stopTimeoutMs = stopTimeoutMs;
@@ -49,7 +59,12 @@ export class TestEnv {
 
   static async start(options: TestEnvOptions = {}): Promise<TestEnv> {
     const server = options.existingServer ?? (await FakeApiServer.start(options.server ?? {}));
-    return new TestEnv(server, options.existingServer === undefined, options.stopTimeoutMs ?? 10_000);
+    return new TestEnv(
+      server,
+      options.existingServer === undefined,
+      options.stopTimeoutMs ?? 10_000,
+      options.informerLagMs ?? 0,
+    );
   }
 
   /** A Manager on this server (not started; call {@link run}). */
@@ -57,8 +72,15 @@ export class TestEnv {
     return new Manager(this.kubeConfig, {
       gracefulShutdownMs: 5_000,
       logger: createLogger({ level: process.env['KINFORMER_LOG_LEVEL'] || 'error' }),
+      ...(this.#informerLagMs > 0 ? { listerWatcherFactory: this.#laggingFactory() } : {}),
       ...options,
     });
+  }
+
+  #laggingFactory(): ListerWatcherFactory {
+    const base = kubeConfigListerWatchers(this.kubeConfig);
+    const lag = this.#informerLagMs;
+    return (gvr, request) => laggingWatch(base(gvr, request), lag) as ReturnType<ListerWatcherFactory>;
   }
 
   /**
