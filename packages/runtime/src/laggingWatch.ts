@@ -22,7 +22,7 @@ async function* delayed<T>(
 ): AsyncGenerator<WatchEvent<T>> {
   const buffer: Array<{ event: WatchEvent<T>; due: number }> = [];
   let finished = false;
-  let failure: unknown;
+  let failure: unknown = undefined;
   let wake: (() => void) | undefined;
   void (async () => {
     try {
@@ -49,7 +49,7 @@ async function* delayed<T>(
       continue;
     }
     if (finished) {
-      if (failure !== undefined) throw failure;
+      if (failure !== undefined) throw failure instanceof Error ? failure : new Error('watch failed', { cause: failure });
       return;
     }
     await new Promise<void>((resolve) => (wake = resolve));

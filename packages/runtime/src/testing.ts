@@ -12,6 +12,7 @@
  */
 import { kubeConfigListerWatchers } from '@kinformer/client-node';
 import { createLogger } from '@kinformer/core';
+import type { KubeObject } from '@kinformer/core';
 import type { ListerWatcherFactory } from '@kinformer/informer';
 import { FakeApiServer } from '@kinformer/testing';
 import type { FakeApiServerOptions } from '@kinformer/testing';
@@ -80,7 +81,7 @@ export class TestEnv {
   #laggingFactory(): ListerWatcherFactory {
     const base = kubeConfigListerWatchers(this.kubeConfig);
     const lag = this.#informerLagMs;
-    return (gvr, request) => laggingWatch(base(gvr, request), lag) as ReturnType<ListerWatcherFactory>;
+    return (gvr, request) => laggingWatch<KubeObject>(base(gvr, request), lag);
   }
 
   /**
