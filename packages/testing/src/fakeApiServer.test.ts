@@ -40,7 +40,9 @@ describe('create (POST)', () => {
         creationTimestamp: '2026-03-04T05:06:07Z',
       },
     });
-    expect(Object.keys(res.json)).toEqual(['kind', 'apiVersion', 'metadata', 'spec']);
+    // podStrategy.PrepareForCreate resets the status a client sent to phase Pending.
+    expect(Object.keys(res.json)).toEqual(['kind', 'apiVersion', 'metadata', 'spec', 'status']);
+    expect(res.json.status).toEqual({ phase: 'Pending' });
     expect((res.json.metadata as { uid: string }).uid).toMatch(/^[0-9a-f-]{36}$/);
     expect(server.resourceVersion).toBe(String(before + 1));
   });
@@ -175,7 +177,8 @@ describe('update (PUT)', () => {
       status: { phase: 'Running' },
       spec: { containers: [{ name: 'c' }] },
     });
-    expect((status.json.metadata as Record<string, unknown>).labels).toBeUndefined();
+    // podStatusStrategy.PrepareForUpdate keeps the spec but lets a status write change labels.
+    expect((status.json.metadata as Record<string, unknown>).labels).toEqual({ ignored: 'yes' });
   });
 });
 
@@ -236,7 +239,7 @@ describe('patch (PATCH)', () => {
       'application/merge-patch+json',
     );
     expect(stale.status).toBe(409);
-    const apply = await send(`${server.url}${PODS}/a`, 'PATCH', {}, 'application/apply-patch+yaml');
+    const apply = await send(`${server.url}${PODS}/a`, 'PATCH', {}, 'application/apply-patch+cbor');
     expect(apply.status).toBe(415);
     expect(apply.json.reason).toBe('UnsupportedMediaType');
     const missing = await send(`${server.url}${PODS}/zz`, 'PATCH', {}, 'application/merge-patch+json');

@@ -21,6 +21,9 @@ import {
 import { StoredEntry, type StoredObject } from './storedEntry.js';
 import { applyStrategicMergePatch, patchSchemaFor } from './strategicMergePatch.js';
 import { asBody, buildMeta, normalize, randomSuffix, rec, rfc3339, text } from './storedForm.js';
+import { trackUpdate, sameIgnoringManagerTimes } from './managedFields.js';
+import type { WriteOptions } from './writeOptions.js';
+import { nextGeneration, prepareForCreate, prepareForUpdate } from './writeStrategy.js';
 
 /** Receives every write to one resource type, in revision order (a watcher). */
 export interface EventSink {
@@ -124,6 +127,7 @@ export class ObjectStore {
   readonly #terminations = new Map<string, { run: () => void; timer: Timer }>();
   readonly #gracefulPods: boolean;
   readonly #onRevision: ((rev: number) => void) | undefined;
+  readonly #commitListeners: Array<(event: HistoryEvent) => void> = [];
   #rev: number;
   #compactedRV: number;
 
@@ -258,6 +262,15 @@ export class ObjectStore {
     table.lastWriteRev = entry.rev;
     for (const watcher of table.watchers) watcher.deliver(event);
     this.#notifyRevision();
+    for (const listener of this.#commitListeners) listener(event);
+  }
+
+  /**
+   * Calls `listener` after every committed write (watchers have the event by then). A listener may
+   * write to the store (the garbage collector does).
+   */
+  addCommitListener(listener: (event: HistoryEvent) => void): void {
+    this.#commitListeners.push(listener);
   }
 
   /** The stored object, or undefined. */
@@ -302,8 +315,14 @@ export class ObjectStore {
    * with a `spec`, generation 1; `generateName` gets a random suffix. `body` is owned by the store.
    * @throws 409 AlreadyExists, 422 when neither name nor generateName is set, 400 namespace mismatch.
    */
-  create(type: ResourceType, urlNamespace: string | undefined, body: unknown): StoredEntry {
-    const obj = asBody(body);
+  create(
+    type: ResourceType,
+    urlNamespace: string | undefined,
+    body: unknown,
+    options: WriteOptions = {},
+  ): StoredEntry {
+    let obj = asBody(body);
+    if (options.strategy === true) obj = prepareForCreate(type, obj);
     const meta = rec(obj.metadata);
     const namespace = this.#namespaceOf(type, urlNamespace, meta);
     const table = this.table(type);
@@ -321,7 +340,17 @@ export class ObjectStore {
     this.#checkName(type, name);
     if (table.entries.has(namespace === '' ? name : `${namespace}/${name}`))
       throw alreadyExistsError(type, name);
-    const rev = ++this.#rev;
+    // A dry run gets everything a create sets but a resourceVersion (dryrun.go copies the object
+    // without writing it; storage sets the version).
+    const rev = options.dryRun === true ? this.#rev : ++this.#rev;
+    const managedFields =
+      options.fieldManager === undefined
+        ? meta.managedFields
+        : trackUpdate(
+            { type, subresource: undefined, manager: options.fieldManager, now: this.#clock.now() },
+            undefined,
+            obj,
+          );
     const stored = normalize(
       type,
       obj,
@@ -330,14 +359,16 @@ export class ObjectStore {
         namespace: namespace === '' ? undefined : namespace,
         selfLink: undefined,
         uid: randomUUID(),
-        resourceVersion: String(rev),
-        generation: obj.spec === undefined ? undefined : 1,
+        resourceVersion: options.dryRun === true ? undefined : String(rev),
+        generation: nextGeneration(type, undefined, obj),
         creationTimestamp: rfc3339(this.#clock.now()),
         deletionTimestamp: undefined,
         deletionGracePeriodSeconds: undefined,
+        managedFields,
       }),
     );
     const entry = new StoredEntry(type, namespace, name, stored, rev);
+    if (options.dryRun === true) return entry;
     table.put(entry);
     this.#commit(table, 'ADDED', entry, undefined);
     return entry;
@@ -356,7 +387,7 @@ export class ObjectStore {
     urlNamespace: string | undefined,
     urlName: string | undefined,
     body: unknown,
-    options: { subresource?: string; allowUnconditional?: boolean } = {},
+    options: WriteOptions = {},
   ): StoredEntry {
     const obj = asBody(body);
     const meta = rec(obj.metadata);
@@ -386,21 +417,25 @@ export class ObjectStore {
     const old = existing.obj;
     const oldMeta = old.metadata;
     const statusOnly = options.subresource === 'status';
-    const next: JsonObject = statusOnly ? { ...old, status: obj.status } : obj;
-    const specChanged = !statusOnly && JSON.stringify(next.spec) !== JSON.stringify(old.spec);
-    const oldGeneration = typeof oldMeta.generation === 'number' ? oldMeta.generation : undefined;
-    const generation =
-      oldGeneration === undefined
-        ? next.spec === undefined
-          ? undefined
-          : 1
-        : specChanged
-          ? oldGeneration + 1
-          : oldGeneration;
+    let next: JsonObject;
+    let nextMeta: JsonObject;
+    if (options.strategy === true) {
+      next = prepareForUpdate(type, options.subresource, obj, old);
+      nextMeta = rec(next.metadata);
+    } else {
+      // The in-process API writes what it is given (status included); only `status` is split.
+      next = statusOnly ? { ...old, status: obj.status } : obj;
+      nextMeta = statusOnly
+        ? oldMeta
+        : meta.managedFields === undefined
+          ? { ...meta, managedFields: oldMeta.managedFields }
+          : meta;
+    }
+    const generation = nextGeneration(type, old, next);
     const candidate = normalize(
       type,
       next,
-      buildMeta(statusOnly ? oldMeta : meta, {
+      buildMeta(nextMeta, {
         name,
         namespace: namespace === '' ? undefined : namespace,
         selfLink: undefined,
@@ -412,7 +447,19 @@ export class ObjectStore {
         deletionGracePeriodSeconds: oldMeta.deletionGracePeriodSeconds,
       }),
     );
+    if (options.fieldManager !== undefined) {
+      const tracked = trackUpdate(
+        { type, subresource: options.subresource, manager: options.fieldManager, now: this.#clock.now() },
+        old,
+        candidate,
+      );
+      if (tracked === undefined) delete candidate.metadata.managedFields;
+      else candidate.metadata.managedFields = tracked;
+    }
     if (JSON.stringify(candidate) === existing.json()) return existing;
+    // fieldmanager/equality.go: a write that only moves managedFields timestamps writes nothing.
+    if (options.fieldManager !== undefined && sameIgnoringManagerTimes(candidate, old)) return existing;
+    if (options.dryRun === true) return new StoredEntry(type, namespace, name, candidate, existing.rev);
     const rev = ++this.#rev;
     candidate.metadata.resourceVersion = String(rev);
     const entry = new StoredEntry(type, namespace, name, candidate, rev);
@@ -440,6 +487,7 @@ export class ObjectStore {
     patchType: PatchType,
     patch: unknown,
     subresource?: string,
+    options: WriteOptions = {},
   ): StoredEntry {
     if (patchType === 'strategic' && type.customResource) throw unsupportedPatchTypeError(type);
     const existing = this.get(type, namespace, name);
@@ -463,6 +511,7 @@ export class ObjectStore {
       );
     }
     return this.update(type, type.namespaced ? namespace : undefined, name, patched, {
+      ...options,
       allowUnconditional: true,
       ...(subresource === undefined ? {} : { subresource }),
     });
@@ -506,8 +555,18 @@ export class ObjectStore {
       );
     }
     const graceful = this.#gracefulPods && type.group === '' && type.resource === 'pods';
-    const plan = planDeletion(existing.obj, behaviour, this.#clock.now(), graceful);
+    const target = withDeletionFinalizers(existing.obj, behaviour.propagationPolicy);
+    const plan = planDeletion(target, behaviour, this.#clock.now(), graceful);
     if (plan.kind === 'pending') return { entry: existing, deleted: false };
+    if (behaviour.dryRun === true) {
+      // dryrun.go: preconditions checked, the deletion worked out, nothing written.
+      if (plan.kind === 'delete') return { entry: existing, deleted: true };
+      const obj: StoredObject = { ...existing.obj, metadata: buildMeta(plan.metadata, {}) };
+      return {
+        entry: new StoredEntry(type, existing.namespace, name, obj, existing.rev),
+        deleted: plan.thenDelete,
+      };
+    }
     let last = existing;
     if (plan.kind === 'mark') {
       const obj: StoredObject = { ...existing.obj, metadata: buildMeta(plan.metadata, {}) };
@@ -560,4 +619,22 @@ export class ObjectStore {
     for (const { timer } of this.#terminations.values()) timer.cancel();
     this.#terminations.clear();
   }
+}
+
+/**
+ * `deletionFinalizersForGarbageCollection` (`registry/generic/registry/store.go`): `Orphan` adds the
+ * `orphan` finalizer, `Foreground` the `foregroundDeletion` one (each removes the other); the
+ * garbage collector removes them once it has done its part (see `garbageCollector.ts`).
+ */
+function withDeletionFinalizers(
+  obj: StoredObject,
+  policy: DeleteBehaviour['propagationPolicy'],
+): StoredObject {
+  if (policy === undefined || policy === 'Background') return obj;
+  const current = Array.isArray(obj.metadata.finalizers) ? (obj.metadata.finalizers as unknown[]) : [];
+  const add = policy === 'Orphan' ? 'orphan' : 'foregroundDeletion';
+  const drop = policy === 'Orphan' ? 'foregroundDeletion' : 'orphan';
+  const finalizers = current.filter((f) => f !== drop);
+  if (!finalizers.includes(add)) finalizers.push(add);
+  return { ...obj, metadata: { ...obj.metadata, finalizers } };
 }

@@ -1,5 +1,12 @@
 import { ErrorCodes, KinformerError } from '@kinformer/core';
 import { fieldSetFor, type FieldSet } from './fieldSets.js';
+import {
+  builtinSubresources,
+  listTypesSchema,
+  type ListTypes,
+  type ResolvedSubresources,
+  type Subresources,
+} from './writeStrategy.js';
 
 /**
  * A resource type to serve, as given to {@link FakeApiServer.registerResource} (or the `resources`
@@ -37,6 +44,19 @@ export interface ResourceDefinition {
    * (false for leases, as the real strategy says) and false for custom resources.
    */
   allowUnconditionalUpdate?: boolean;
+  /**
+   * The `status` and `scale` subresources (a CRD's `subresources`). Built-in types get kube's own
+   * (pods, deployments, … have `status`; deployments, replicasets and statefulsets have `scale`);
+   * a definition given here replaces them. Custom resources have none unless declared.
+   */
+  subresources?: Subresources;
+  /**
+   * How server-side apply merges the lists of a custom resource (a CRD schema's
+   * `x-kubernetes-list-type` / `x-kubernetes-list-map-keys`), by dotted field path with `[]` for the
+   * elements of a list: `{ 'spec.ports': { type: 'map', keys: ['port'] }, 'spec.tags': { type: 'set' } }`.
+   * Lists not named here are atomic (replaced as a whole), as for a CRD without list types.
+   */
+  listTypes?: ListTypes;
 }
 
 /**
@@ -71,6 +91,10 @@ export interface ResourceType {
   readonly fieldSet: FieldSet;
   /** Fields besides `metadata` that the real server puts in a BOOKMARK object of this kind. */
   readonly bookmarkExtra: Readonly<Record<string, unknown>>;
+  /** The subresources served besides the object itself. */
+  readonly subresources: ResolvedSubresources;
+  /** The list merge rules of server-side apply for a custom resource (undefined for built-ins). */
+  readonly listTypes: ReturnType<typeof listTypesSchema>;
 }
 
 function def(
@@ -151,6 +175,13 @@ export function resolveResourceType(definition: ResourceDefinition): ResourceTyp
     typePrefix: `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)}`,
     fieldSet: fieldSetFor(group, resource, customResource, definition.selectableFields ?? []),
     bookmarkExtra: bookmarkExtraFor(group, resource),
+    subresources: customResource
+      ? {
+          status: definition.subresources?.status !== undefined && definition.subresources.status !== false,
+          scale: definition.subresources?.scale,
+        }
+      : builtinSubresources(group, resource, definition.subresources),
+    listTypes: customResource ? listTypesSchema(definition.listTypes ?? {}) : undefined,
   });
 }
 
