@@ -138,14 +138,17 @@ export class GarbageCollector {
       this.#removeFinalizer(current, 'orphan');
     } else if (finalizers.includes('foregroundDeletion')) {
       for (const dependent of this.#dependentsOf(uid)) {
-        if (dependent.obj.metadata.deletionTimestamp === undefined)
-          this.#store.delete(
-            dependent.type,
-            dependent.namespace,
-            dependent.name,
-            { uid: text(dependent.obj.metadata.uid) },
-            { propagationPolicy: 'Foreground' },
-          );
+        // attemptToDeleteItem: a dependent that has dependents itself is deleted in the foreground
+        // too (so the owner keeps waiting for the whole tree); a leaf in the background.
+        if (dependent.obj.metadata.deletionTimestamp !== undefined) continue;
+        const hasDependents = (this.#dependents.get(text(dependent.obj.metadata.uid))?.size ?? 0) > 0;
+        this.#store.delete(
+          dependent.type,
+          dependent.namespace,
+          dependent.name,
+          { uid: text(dependent.obj.metadata.uid) },
+          hasDependents ? { propagationPolicy: 'Foreground' } : {},
+        );
       }
       const latest = this.#store.find(current.type, current.namespace, current.name);
       if (latest !== undefined && text(latest.obj.metadata.uid) === uid) this.#finishForeground(latest);
