@@ -198,8 +198,6 @@ export class FakeApiServer implements WatchHost {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #cache: WatchCacheLag | undefined;
-  /** Acts on every commit; held so that its lifetime is the server's. */
-  readonly #gc: GarbageCollector | undefined;
   #closing: Promise<void> | undefined;
 
   private constructor(
@@ -231,7 +229,8 @@ export class FakeApiServer implements WatchHost {
       clock: this.#clock,
       gracefulPods: options.gracefulPodDeletion ?? false,
     });
-    this.#gc = (options.garbageCollector ?? true) ? new GarbageCollector(this.store) : undefined;
+    // The collector subscribes to the store's commits; it lives as long as the store.
+    if (options.garbageCollector ?? true) GarbageCollector.attach(this.store);
     this.timing = {
       clock: this.#clock,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,

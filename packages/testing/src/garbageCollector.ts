@@ -62,9 +62,14 @@ export class GarbageCollector {
   readonly #queue: HistoryEvent[] = [];
   #running = false;
 
-  constructor(store: ObjectStore) {
+  private constructor(store: ObjectStore) {
     this.#store = store;
     store.addCommitListener((event) => this.#onCommit(event));
+  }
+
+  /** Starts collecting garbage in `store` (for the store's lifetime). */
+  static attach(store: ObjectStore): GarbageCollector {
+    return new GarbageCollector(store);
   }
 
   #onCommit(event: HistoryEvent): void {
@@ -97,7 +102,7 @@ export class GarbageCollector {
     this.#byUid.set(uid, ref);
     for (const owner of ownerRefs(entry.obj.metadata)) {
       let deps = this.#dependents.get(owner.uid);
-      if (!deps) this.#dependents.set(owner.uid, (deps = new Map()));
+      if (!deps) this.#dependents.set(owner.uid, (deps = new Map<string, ObjectRef>()));
       deps.set(id, ref);
     }
   }

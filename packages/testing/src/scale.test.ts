@@ -1,3 +1,4 @@
+import type { KubeObject } from '@kinformer/core';
 import { FakeApiServer } from './index.js';
 import { request, send, WIDGETS } from './wire.test.helpers.js';
 import { selectorString } from './scale.js';
@@ -15,7 +16,7 @@ const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments';
 describe('/scale', () => {
   test('GET gives the Scale of a deployment; PUT and PATCH set spec.replicas (generation moves, status kept)', async () => {
     server = await FakeApiServer.start();
-    const d = server.create('deployments.apps', {
+    const d = server.create<KubeObject>('deployments.apps', {
       metadata: { name: 'web' },
       spec: {
         replicas: 2,

@@ -123,7 +123,7 @@ export function updateScale(
   const replicas = rec(scale.spec).replicas ?? 0;
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
     throw invalidError('autoscaling', 'Scale', name, [
-      invalidField('spec.replicas', String(replicas), 'must be greater than or equal to 0'),
+      invalidField('spec.replicas', JSON.stringify(replicas), 'must be greater than or equal to 0'),
     ]);
   }
   const next = writePath(existing.obj, type.subresources.scale!.specReplicasPath, replicas);

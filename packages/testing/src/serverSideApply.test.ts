@@ -43,7 +43,7 @@ const deployment = (
 
 type Entry = { manager: string; operation: string; subresource?: string; fieldsV1: Record<string, unknown> };
 const managers = (obj: Record<string, unknown>): Entry[] =>
-  ((obj.metadata as { managedFields?: Entry[] }).managedFields ?? []) as Entry[];
+  (obj.metadata as { managedFields?: Entry[] }).managedFields ?? [];
 
 describe('server-side apply', () => {
   test('creates a missing object (201) and records the applier (operation Apply) with the fieldsV1 of its configuration', async () => {

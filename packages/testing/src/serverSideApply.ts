@@ -156,7 +156,7 @@ export function applyToObject(
   for (const m of managers.values()) for (const p of m.fields) owned.add(p);
   const result = prune(merged, previous?.fields, owned, schema);
   const diff = compareSets(
-    live === undefined ? new Map() : ownableFields(ctx.type, ctx.subresource, base),
+    live === undefined ? new Map<string, string>() : ownableFields(ctx.type, ctx.subresource, base),
     ownableFields(ctx.type, ctx.subresource, result, base),
   );
   settleOwnership(managers, id, diff, force);
