@@ -19,7 +19,17 @@ const RSS = '/apis/apps/v1/namespaces/default/replicasets';
 const PODS = '/api/v1/namespaces/default/pods';
 
 type Meta = { uid: string; name: string; resourceVersion: string };
-const owned = (owner: { metadata: unknown }, block = true): Record<string, unknown> => {
+const owned = (
+  owner: { metadata: unknown },
+  block = true,
+): {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller: boolean;
+  blockOwnerDeletion: boolean;
+} => {
   const m = owner.metadata as Meta;
   return {
     apiVersion: 'apps/v1',

@@ -34,7 +34,7 @@ export type {
   ResolvedSubresources,
   ScaleSubresource,
   Subresources,
-} from './writeStrategy.js';
+} from './subresources.js';
 export { DEFAULT_RESOURCES } from './resourceRegistry.js';
 export type { PatchType } from './patch.js';
 export type { DeletePreconditions } from './objectStore.js';

@@ -6,7 +6,7 @@ import {
   type ListTypes,
   type ResolvedSubresources,
   type Subresources,
-} from './writeStrategy.js';
+} from './subresources.js';
 
 /**
  * A resource type to serve, as given to {@link FakeApiServer.registerResource} (or the `resources`

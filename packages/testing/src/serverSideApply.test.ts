@@ -136,7 +136,7 @@ describe('server-side apply', () => {
       body: JSON.stringify({
         ...live,
         metadata: { ...live.metadata, annotations: { a: '1' } },
-        spec: { ...(live as { spec: object }).spec, paused: true },
+        spec: { ...(live as unknown as { spec: object }).spec, paused: true },
       }),
     });
     expect(put.status).toBe(200);

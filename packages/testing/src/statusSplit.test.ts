@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { KubeObject } from '@kinformer/core';
 import { FakeApiServer } from './index.js';
 import { send, WIDGETS, type WireResponse } from './wire.test.helpers.js';
 
@@ -114,12 +115,12 @@ describe('status and main resource', () => {
       ],
     });
     const base = '/apis/example.com/v1/namespaces/default';
-    const w = server.create('widgets', {
+    const w = server.create<KubeObject & { spec: unknown }>('widgets', {
       apiVersion: 'example.com/v1',
       kind: 'Widget',
       metadata: { name: 'w' },
       spec: { size: 1 },
-    } as never);
+    });
     const res = await put(`${base}/widgets/w/status`, {
       ...w,
       metadata: { ...w.metadata, labels: { x: 'y' } },
