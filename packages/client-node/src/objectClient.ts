@@ -27,7 +27,7 @@ export type ResourceOf<T extends KubeObject = KubeObject> = GroupVersionResource
 
 /** Tags a group/version/resource with its object type: `typedResource<V1Pod>({ version: 'v1', resource: 'pods' })`. */
 export function typedResource<T extends KubeObject>(gvr: GroupVersionResource): ResourceOf<T> {
-  return Object.freeze({ ...gvr }) as ResourceOf<T>;
+  return Object.freeze({ ...gvr });
 }
 
 /** Names one object: `name`, and `namespace` for namespaced resources. */

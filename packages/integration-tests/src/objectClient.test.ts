@@ -246,7 +246,7 @@ describe('ObjectClient', () => {
     const writes: Array<[string, string | undefined]> = [];
     const client = await start({
       onWrite: (gvr, obj) =>
-        writes.push([gvr.resource, (obj as KubeObject).metadata?.name ?? (obj as Status).details?.name]),
+        writes.push([gvr.resource, (obj).metadata?.name ?? (obj as Status).details?.name]),
     });
     const d = await client.create(deployments, deployment('web', 1));
     expect(writes).toEqual([['deployments', 'web']]);
@@ -316,7 +316,7 @@ describe('ObjectClient', () => {
               .catch((err: unknown) => expect(isConflict(err)).toBe(true));
         }
         return (
-          JSON.stringify(seen.map(([, obj]) => (obj as KubeObject).metadata?.resourceVersion)) ===
+          JSON.stringify(seen.map(([, obj]) => (obj).metadata?.resourceVersion)) ===
           JSON.stringify(returned)
         );
       }),
