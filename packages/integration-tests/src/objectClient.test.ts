@@ -245,8 +245,7 @@ describe('ObjectClient', () => {
   test('dryRun on every write: the answer of the real write, nothing stored, no onWrite', async () => {
     const writes: Array<[string, string | undefined]> = [];
     const client = await start({
-      onWrite: (gvr, obj) =>
-        writes.push([gvr.resource, (obj).metadata?.name ?? (obj as Status).details?.name]),
+      onWrite: (gvr, obj) => writes.push([gvr.resource, obj.metadata?.name ?? (obj as Status).details?.name]),
     });
     const d = await client.create(deployments, deployment('web', 1));
     expect(writes).toEqual([['deployments', 'web']]);
@@ -316,8 +315,7 @@ describe('ObjectClient', () => {
               .catch((err: unknown) => expect(isConflict(err)).toBe(true));
         }
         return (
-          JSON.stringify(seen.map(([, obj]) => (obj).metadata?.resourceVersion)) ===
-          JSON.stringify(returned)
+          JSON.stringify(seen.map(([, obj]) => obj.metadata?.resourceVersion)) === JSON.stringify(returned)
         );
       }),
       { numRuns: 25 },
