@@ -19,12 +19,17 @@ export function publicPackageDirs() {
     });
 }
 
-/** Builds and packs; returns the tarballs' paths. */
-export function packAll() {
-  // Inside a pnpm script npm_execpath is pnpm itself (pnpm 12: a native executable): pack with it.
+/** The pnpm running this script, as `[command, ...args]` (pnpm 12 is a native executable). */
+export function pnpmCommand() {
+  // Inside a pnpm script npm_execpath is pnpm itself.
   const pnpm = process.env.npm_execpath;
   if (!pnpm) throw new Error('run through pnpm: npx pnpm@12.4.2 pack:all');
-  const [command, ...prefix] = /\.[cm]?js$/.test(pnpm) ? [process.execPath, pnpm] : [pnpm];
+  return /\.[cm]?js$/.test(pnpm) ? [process.execPath, pnpm] : [pnpm];
+}
+
+/** Builds and packs; returns the tarballs' paths. */
+export function packAll() {
+  const [command, ...prefix] = pnpmCommand();
   const dirs = publicPackageDirs();
   const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-b', ...dirs], { stdio: 'inherit' });

@@ -15,7 +15,8 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { packAll, publicPackageDirs } from './pack-all.mjs';
+import { packAll, pnpmCommand, publicPackageDirs } from './pack-all.mjs';
+import { rehearsePublish } from './pack-registry.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const packs = path.join(root, 'packs');
@@ -143,11 +144,12 @@ for (const clientNode of [range, lowest]) {
       '--loglevel=error',
       ...tarballs,
       `@kubernetes/client-node@${clientNode}`,
+      // client-node's .d.ts files import 'ws' types; with skipLibCheck off a user needs them.
+      '@types/ws',
     ],
-    {
-      cwd: scratch,
-    },
+    { cwd: scratch, timeout: 300_000 },
   );
+  if (!fs.existsSync(path.join(scratch, 'node_modules/@kubernetes/client-node/package.json'))) continue;
   const installed = readJson(path.join(scratch, 'node_modules/@kubernetes/client-node/package.json')).version;
   for (const [name, manifest] of manifests) {
     const got = readJson(path.join(scratch, 'node_modules', name, 'package.json'));
@@ -214,6 +216,19 @@ if (oldNode === undefined) {
   step(`Node ${oldNode.version} (${oldNode.file}): ${programs.length} imports fail with one line`);
 }
 
+// 5. docs/publishing.md rehearsed: publish to a local registry, install by name, run, type-check.
+await rehearsePublish({
+  root,
+  manifests,
+  run,
+  fail,
+  step,
+  pnpm: pnpmCommand(),
+  verdaccioBin: bin('verdaccio'),
+  writeProgram: writeConsumers,
+  typeCheckFiles: ['gettingStarted.ts', 'readme.ts', 'subpaths.ts', 'consumer.cts'],
+});
+
 fs.rmSync(unpacked, { recursive: true, force: true });
 if (failures.length > 0) {
   console.error(
@@ -225,9 +240,9 @@ fs.rmSync(scratch, { recursive: true, force: true });
 step('all good');
 
 /** Runs a command; resolves with its exit status and output. */
-function spawn(command, args, { cwd, timeout = 120_000 }) {
+function spawn(command, args, { cwd, timeout = 120_000, env: extraEnv = {} }) {
   return new Promise((resolve) => {
-    const env = { ...process.env, NO_COLOR: '1' };
+    const env = { ...process.env, NO_COLOR: '1', ...extraEnv };
     execFile(
       command,
       args,
@@ -377,7 +392,10 @@ function writeConsumers(dir) {
     types: ['node'],
     strict: true,
     noEmit: true,
-    skipLibCheck: true,
+    // A user's project checks kinformer's .d.ts files too (TS2420 in a packed .d.ts once hid here).
+    skipLibCheck: false,
+    // What `tsc --init` sets; @kubernetes/client-node's own .d.ts need it under module commonjs.
+    esModuleInterop: true,
   };
   const ts = ['gettingStarted.ts', 'readme.ts', 'subpaths.ts'];
   write(

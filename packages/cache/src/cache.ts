@@ -5,6 +5,32 @@ import { ThreadSafeStore } from './threadSafeStore.js';
 import { TransactionError } from './transaction.js';
 import type { ThreadSafeStoreTransaction, Transaction } from './transaction.js';
 
+/** What {@link replaceWithDiff} returns: the key → object maps before and after the replace. */
+export interface StoreReplacement<T> {
+  /** The contents before, in the store's key order. */
+  readonly previous: ReadonlyMap<string, T>;
+  /** The contents after, in list order (a key listed twice: its first place, its last object). */
+  readonly next: ReadonlyMap<string, T>;
+  /** The key of every listed item, in list order. */
+  readonly keys: readonly string[];
+}
+
+/**
+ * `store.replace(items, resourceVersion)` keying every item once, and returning what the store held
+ * before and holds after, when `store` was made by {@link newStore} or {@link newIndexer} (and its
+ * `replace` is not wrapped); `undefined` (and nothing done) for any other `Store`. Throws what `replace` throws, with the store
+ * unchanged.
+ */
+export function replaceWithDiff<T>(
+  store: Store<T>,
+  items: readonly T[],
+  resourceVersion: string,
+): StoreReplacement<T> | undefined {
+  // A wrapped store (a proxy or a patched `replace`) keeps its own replace: take the general path.
+  if (!(store instanceof Cache) || store.replace !== Cache.prototype.replace) return undefined;
+  return (store as Cache<T>).replaceKeyed(items, resourceVersion);
+}
+
 /**
  * client-go's `cache`: a {@link ThreadSafeStore} keyed by a key function. Every method keys its
  * argument once and delegates; a key function that throws (`ERR_KEY_FUNC`) leaves the store unchanged.
@@ -47,9 +73,24 @@ class Cache<T> implements Indexer<T> {
   }
 
   replace(items: T[], resourceVersion: string): void {
-    const keyed = new Map<string, T>();
-    for (const item of items) keyed.set(this.#keyFunc(item), item);
-    this.#store.replace(keyed, resourceVersion);
+    this.replaceKeyed(items, resourceVersion);
+  }
+
+  /**
+   * {@link Cache.replace} that also returns the contents before and after (keyed once, while
+   * replacing), for a consumer that must tell the handlers what changed (see {@link replaceWithDiff}).
+   */
+  replaceKeyed(items: readonly T[], resourceVersion: string): StoreReplacement<T> {
+    const next = new Map<string, T>();
+    const keys = new Array<string>(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] as T;
+      const key = this.#keyFunc(item);
+      keys[i] = key;
+      next.set(key, item);
+    }
+    const previous = this.#store.replace(next, resourceVersion);
+    return { previous, next, keys };
   }
 
   resync(): void {

@@ -169,11 +169,13 @@ export class ThreadSafeStore<T> {
   /**
    * Replaces the whole contents with `items` and rebuilds every index from scratch, atomically:
    * if an index function fails, nothing changes. **Takes ownership of `items`** (the map becomes the
-   * store's; do not use it afterwards). Records `resourceVersion`.
+   * store's; do not use it afterwards). Records `resourceVersion`. Returns the previous contents
+   * (a map the store no longer holds nor changes).
    */
-  replace(items: Map<string, T>, resourceVersion: string): void {
+  replace(items: Map<string, T>, resourceVersion: string): ReadonlyMap<string, T> {
     this.#enter();
     try {
+      const previous = this.#items;
       const n = this.#funcs.length;
       const indices: Index[] = [];
       for (let i = 0; i < n; i++) indices.push(new Map());
@@ -184,6 +186,7 @@ export class ThreadSafeStore<T> {
       this.#items = items;
       this.#indices = indices;
       this.#rv = resourceVersion;
+      return previous;
     } finally {
       this.#writing = false;
     }

@@ -3,6 +3,7 @@ import https from 'node:https';
 import { abortError, ErrorCodes, KinformerError } from '@kinformer/core';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { redactUrl, redactUrlCredentials, sanitizedError } from './redact.js';
+import type { CredentialLease } from './execCredential.js';
 import { applyKubeConfig, connectionFailureCode } from './requestAuth.js';
 
 /** A request whose response headers have arrived. The body has not been read yet. */
@@ -143,12 +144,33 @@ function serverBase(kc: KubeConfig, details: Record<string, unknown>): ServerBas
  * or the KubeConfig cannot produce credentials, `ERR_CREDENTIALS` when an exec plugin fails or a
  * header value is not allowed (see `applyKubeConfig`), and `ERR_INVALID_OPTION` when the KubeConfig
  * has no usable current cluster.
+ *
+ * A 401 to a credential that can be refreshed (an exec plugin's, a token file's) drops it and sends
+ * the request once more with a fresh one: a rotated or revoked token costs one extra request, not
+ * every request until a restart. client-go's exec `roundTripper` and `tokenSourceTransport` drop the
+ * credential on a 401 the same way and leave the retry to the next request; a GET is safe to send
+ * again at once. A second 401 is returned as it is.
  */
 export async function openRequest(
   kc: KubeConfig,
   target: RequestTarget,
   signal: AbortSignal,
 ): Promise<OpenedRequest> {
+  const first = await openOnce(kc, target, signal);
+  if (first.res.statusCode !== 401 || first.lease === undefined) return first;
+  first.lease.rejected();
+  // The 401's body is a small Status: read it off so the connection can be reused.
+  first.res.resume();
+  const second = await openOnce(kc, target, signal);
+  if (second.res.statusCode === 401) second.lease?.rejected();
+  return second;
+}
+
+async function openOnce(
+  kc: KubeConfig,
+  target: RequestTarget,
+  signal: AbortSignal,
+): Promise<OpenedRequest & { lease: CredentialLease | undefined }> {
   if (signal.aborted) throw abortError(signal);
   const base = serverBase(kc, target.details);
   const headers: http.OutgoingHttpHeaders = { Accept: target.accept, 'User-Agent': USER_AGENT };
@@ -157,7 +179,7 @@ export async function openRequest(
     headers['Content-Length'] = Buffer.byteLength(target.body);
   }
   const options: https.RequestOptions = { method: target.method ?? 'GET', headers };
-  await applyKubeConfig(kc, options, target.details);
+  const lease = await applyKubeConfig(kc, options, target.details, signal);
   if (signal.aborted) throw abortError(signal);
   // Verify the server certificate unless the kubeconfig says skipTLSVerify, whatever
   // NODE_TLS_REJECT_UNAUTHORIZED says (client-node leaves it unset in that case).
@@ -168,7 +190,7 @@ export async function openRequest(
   options.path = base.basePath + target.path;
   if (target.keepAlive === true) options.agent = keepAliveAgentFor(options.agent) as https.Agent;
 
-  return new Promise<OpenedRequest>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     let settled = false;
     let retries = 0;
     let current: ClientRequest | undefined;
@@ -189,7 +211,7 @@ export async function openRequest(
         }
         settled = true;
         signal.removeEventListener('abort', onAbort);
-        resolve({ req, res });
+        resolve({ req, res, lease });
       });
       // Stays attached for the request's life: errors after the response (a reset mid-body) also
       // reach the response, where the body readers handle them.

@@ -1,13 +1,14 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { ErrorCodes, isKinformerError, KinformerError } from '@kinformer/core';
 import { KubeConfig, type User } from '@kubernetes/client-node';
 import { createListWatch } from './createListWatch.js';
-import { pluginStderr } from './execCredential.js';
+import { waitFor, within } from '@kinformer/test-tools';
+import { execPluginLimits, pluginStderr } from './execCredential.js';
 import { checkKubeConfig, connectionFailureCode } from './requestAuth.js';
 
 // How kinformer turns a KubeConfig into request credentials, where it differs from plain
@@ -144,6 +145,90 @@ describe('exec credential plugins', () => {
     );
     expect(err).toMatchObject({ code: ErrorCodes.CREDENTIALS, details: { header: 'Authorization' } });
     expect(printed(err)).not.toContain('X-Evil');
+    expect(seen).toHaveLength(0);
+  });
+});
+
+describe('exec plugins that hang', () => {
+  const savedTimeout = execPluginLimits.timeoutMs;
+  afterEach(() => {
+    execPluginLimits.timeoutMs = savedTimeout;
+  });
+
+  /** A plugin that records its pid, prints part of a credential and never finishes. */
+  function hungPlugin(dir: string): Partial<User> {
+    const pidFile = join(dir, 'pid');
+    return plugin(
+      `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.stdout.write(${JSON.stringify(LEAK)}); setInterval(() => {}, 1000)`,
+    );
+  }
+  const pidIn = (dir: string): number => Number(readFileSync(join(dir, 'pid'), 'utf8'));
+  const alive = (pid: number): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('a request waiting on a hung plugin ends when its signal aborts, and the plugin is killed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kinformer-exec-'));
+    const ac = new AbortController();
+    const pending = createListWatch(kubeConfig(hungPlugin(dir)), PODS)
+      .list({}, { signal: ac.signal })
+      .catch((e: unknown) => e);
+    await waitFor(() => existsSync(join(dir, 'pid')) && readFileSync(join(dir, 'pid'), 'utf8') !== '', {
+      what: 'the plugin to start',
+      timeoutMs: 10_000,
+    });
+    const pid = pidIn(dir);
+    ac.abort();
+    const err = await within(pending, 'the list to end after abort', 3_000);
+    expect(isKinformerError(err) && err.code).toBe(ErrorCodes.ABORTED);
+    await waitFor(() => !alive(pid), { what: 'the plugin to be killed', timeoutMs: 5_000 });
+    expect(seen).toHaveLength(0);
+  });
+
+  it('one waiter aborting does not end the run another request waits for', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kinformer-exec-'));
+    const go = join(dir, 'go');
+    const runs = join(dir, 'runs');
+    writeFileSync(runs, '');
+    const kc = kubeConfig(
+      plugin(
+        `const fs = require('fs'); fs.appendFileSync(${JSON.stringify(runs)}, 'x'); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(
+          go,
+        )})) { clearInterval(t); process.stdout.write(${JSON.stringify(credential({ token: 'shared' }))}); } }, 5)`,
+      ),
+    );
+    const lw = createListWatch(kc, PODS);
+    const ac = new AbortController();
+    const first = lw.list({}, { signal: ac.signal }).catch((e: unknown) => e);
+    const second = lw.list({}, { signal: AbortSignal.timeout(10_000) });
+    await waitFor(() => readFileSync(runs, 'utf8') === 'x', {
+      what: 'the plugin to start',
+      timeoutMs: 10_000,
+    });
+    ac.abort();
+    expect(isKinformerError(await first) && ((await first) as KinformerError).code).toBe(ErrorCodes.ABORTED);
+    writeFileSync(go, '');
+    await second;
+    expect(seen.map((h) => h.authorization)).toEqual(['Bearer shared']);
+    expect(readFileSync(runs, 'utf8')).toBe('x');
+  });
+
+  it('a plugin that runs past the limit is killed: ERR_CREDENTIALS without its output', async () => {
+    execPluginLimits.timeoutMs = 1_500;
+    const dir = mkdtempSync(join(tmpdir(), 'kinformer-exec-'));
+    const err = await listError(kubeConfig(hungPlugin(dir)));
+    expect(err.code).toBe(ErrorCodes.CREDENTIALS);
+    expect(err.message).toBe(
+      `exec plugin ${JSON.stringify(process.execPath)} did not finish within 1.5 s and was killed`,
+    );
+    expect(printed(err)).not.toContain('kinformer-leak');
+    // On a loaded machine node may not have started the script before the limit: then no pid.
+    if (existsSync(join(dir, 'pid'))) expect(alive(pidIn(dir))).toBe(false);
     expect(seen).toHaveLength(0);
   });
 });

@@ -1,8 +1,9 @@
 import type https from 'node:https';
 import { ErrorCodes, KinformerError, type ErrorCode } from '@kinformer/core';
 import type { KubeConfig, User } from '@kubernetes/client-node';
-import { applyExecCredential, execConfigOf, withoutExec } from './execCredential.js';
+import { applyExecCredential, execConfigOf, withoutOwnAuth, type CredentialLease } from './execCredential.js';
 import { sanitizedError } from './redact.js';
+import { applyTokenFile, tokenFileOf } from './tokenFile.js';
 
 /**
  * Characters a header value may not hold (node's `checkInvalidHeaderChar`): anything but tab,
@@ -119,9 +120,14 @@ function safePreparationCause(err: unknown): Error {
  *
  * - {@link checkKubeConfig} runs first (insecure + CA, header-unsafe token).
  * - An exec credential plugin is run by kinformer ({@link applyExecCredential}): its output never
- *   reaches an error, its stderr goes to `process.stderr`.
+ *   reaches an error, its stderr goes to `process.stderr`, a wait for it ends when `signal` aborts.
+ * - A `tokenFile` auth provider (in-cluster service-account tokens) is read by kinformer
+ *   ({@link applyTokenFile}): again at most a minute later, or at once after a 401.
  * - Every header value is checked afterwards (a token file or plugin can deliver a token with a
  *   newline): `ERR_CREDENTIALS` naming the header, never its value.
+ *
+ * Returns the lease of a credential that can be refreshed (exec plugin, token file), for the
+ * caller to report a 401 on; undefined for static credentials.
  *
  * Other failures reject with `ERR_CONNECTION` (as before: a missing token or CA file, a bad proxy
  * URL, an auth provider that failed), their message kept only when it is known to hold no secret.
@@ -130,16 +136,23 @@ export async function applyKubeConfig(
   kc: KubeConfig,
   options: https.RequestOptions,
   details: Record<string, unknown>,
-): Promise<void> {
+  signal: AbortSignal,
+): Promise<CredentialLease | undefined> {
   checkKubeConfig(kc, details);
+  let lease: CredentialLease | undefined;
   try {
     const user = kc.getCurrentUser();
     const exec = execConfigOf(user);
-    if (user !== null && exec !== undefined) {
-      await applyExecCredential(kc, user, exec, options as Parameters<typeof applyExecCredential>[3]);
-      // client-node's applyToHTTPSOptions, on a view of the KubeConfig whose current user has no
-      // plugin (its own exec authenticator would run the plugin again, its way).
-      const stripped: User = withoutExec(user);
+    const tokenFile = tokenFileOf(user);
+    if (user !== null && (exec !== undefined || tokenFile !== undefined)) {
+      const own = options as Parameters<typeof applyExecCredential>[3];
+      lease =
+        exec !== undefined
+          ? await applyExecCredential(kc, user, exec, own, signal)
+          : await applyTokenFile(kc, user, tokenFile as string, own);
+      // client-node's applyToHTTPSOptions, on a view of the KubeConfig whose current user has
+      // neither (its own authenticators would run the plugin or read the file again, their way).
+      const stripped: User = withoutOwnAuth(user);
       const view = Object.create(kc, { getCurrentUser: { value: () => stripped } }) as KubeConfig;
       await kc.applyToHTTPSOptions.call(view, options);
     } else {
@@ -156,4 +169,5 @@ export async function applyKubeConfig(
   }
   const header = unsafeHeader(options.headers as Record<string, unknown> | undefined);
   if (header !== undefined) throw unsafeHeaderError(`${header} header`, { ...details, header });
+  return lease;
 }

@@ -4,3 +4,4 @@
  */
 export type { InformerQueueOptions } from './newInformer.js';
 export { newInformerQueue } from './newInformer.js';
+export { processDeltasBatch } from './processDeltas.js';

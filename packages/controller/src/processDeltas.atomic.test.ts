@@ -420,20 +420,116 @@ describe('processDeltas with atomic deltas', () => {
     expect(indexer.lastStoreSyncResourceVersion()).toBe('8');
   });
 
-  it('passes every duplicate of a key to the handler against the stored object, keeping the last (as client-go)', () => {
+  // client-go 1.36's processReplacedAllInfo looks every listed object up before the replace, so it
+  // would report 1->2, 1->3 (and two adds for a new key), while its non-atomic queue reports 1->2,
+  // 2->3; its TestReplaceEvents requires both modes to give the same history. kinformer follows the
+  // non-atomic history in both modes (an API server never lists a key twice; a custom lister may).
+  it.each([
+    { store: 'newStore', wrap: false },
+    { store: 'a wrapped store (the entry-by-entry path)', wrap: true },
+  ])(
+    'reports a key listed twice as add (or update) then update, as the non-atomic modes do: $store',
+    ({ wrap }) => {
+      const plain = newStore<Pod>();
+      plain.add(pod('a', '1'));
+      const store: Store<Pod> = wrap ? delegatingStore(plain) : plain;
+      const log: string[] = [];
+      void processDeltas(
+        {
+          onAdd: (o) => void log.push(`add ${keyOf(o)}@${o.metadata?.resourceVersion}`),
+          onUpdate: (old, o) =>
+            void log.push(`${keyOf(o)} ${old.metadata?.resourceVersion}->${o.metadata?.resourceVersion}`),
+        },
+        store,
+        [
+          {
+            type: 'ReplacedAll',
+            object: {
+              resourceVersion: '5',
+              objects: [pod('a', '2'), pod('b', '3'), pod('a', '4'), pod('b', '5')],
+            },
+          },
+        ],
+        false,
+      );
+      expect(log).toEqual(['default/a 1->2', 'add default/b@3', 'default/a 2->4', 'default/b 3->5']);
+      expect(store.getByKey('default/a')?.metadata?.resourceVersion).toBe('4');
+      expect(store.getByKey('default/b')?.metadata?.resourceVersion).toBe('5');
+    },
+  );
+});
+
+// client-go does the same (processReplacedAllInfo and processDeltas pass what the store's Get returns
+// as old): a list that reuses the stored objects (a custom lister, a cache-backed fake) gives
+// onUpdate(obj, obj), as a resync does. Handlers compare resourceVersions, never identity; the
+// shared informer then treats it as a resync (same resourceVersion) and only resyncing handlers get it.
+describe('a relist whose list reuses the stored objects', () => {
+  it('passes the same object as old and new, as client-go does', () => {
     const store = newStore<Pod>();
-    store.add(pod('a', '1'));
-    const log: string[] = [];
+    const a = pod('a', '1');
+    store.add(a);
+    const updates: Array<[Pod, Pod]> = [];
     void processDeltas(
-      {
-        onUpdate: (old, o) =>
-          void log.push(`${old.metadata?.resourceVersion}->${o.metadata?.resourceVersion}`),
-      },
+      { onUpdate: (old, obj) => void updates.push([old, obj]) },
       store,
-      [{ type: 'ReplacedAll', object: { resourceVersion: '3', objects: [pod('a', '2'), pod('a', '3')] } }],
+      [{ type: 'ReplacedAll', object: { resourceVersion: '2', objects: store.list() } }],
       false,
     );
-    expect(log).toEqual(['1->2', '1->3']);
-    expect(store.getByKey('default/a')?.metadata?.resourceVersion).toBe('3');
+    expect(updates).toHaveLength(1);
+    expect(updates[0]![0]).toBe(a);
+    expect(updates[0]![1]).toBe(a);
+  });
+});
+
+/** A `Store` of its own class that forwards every call to `store`. */
+function delegatingStore<T>(store: Store<T>): Store<T> {
+  return {
+    add: (o) => store.add(o),
+    update: (o) => store.update(o),
+    delete: (o) => store.delete(o),
+    list: () => store.list(),
+    listKeys: () => store.listKeys(),
+    get: (o) => store.get(o),
+    getByKey: (k) => store.getByKey(k),
+    replace: (items, rv) => store.replace(items, rv),
+    resync: () => store.resync(),
+    size: () => store.size(),
+    lastStoreSyncResourceVersion: () => store.lastStoreSyncResourceVersion(),
+    bookmark: (rv) => store.bookmark(rv),
+    transaction: (txns) => store.transaction(txns),
+  };
+}
+
+describe('the cost of a relist', () => {
+  it('keys every listed object once, from the queue to the store (AtomicFIFO + newStore)', async () => {
+    let keyed = 0;
+    const countingKey = (obj: Pod | DeletedFinalStateUnknown<Pod>): string => {
+      keyed++;
+      return deletionHandlingMetaNamespaceKeyFunc(obj);
+    };
+    const store = newStore<Pod>(countingKey);
+    for (let i = 0; i < 50; i++) store.add(pod(`p${i}`, '1'));
+    const fifo = new AtomicFIFO<Pod>({ keyFunction: countingKey });
+    const list = Array.from({ length: 100 }, (_, i) => pod(`p${i + 25}`, '2'));
+    keyed = 0;
+    fifo.replace(list, '2');
+    const events: string[] = [];
+    await fifo.pop((deltas, initial) =>
+      processDeltas(
+        {
+          onAdd: () => void events.push('add'),
+          onUpdate: () => void events.push('update'),
+          onDelete: () => void events.push('delete'),
+        },
+        store,
+        deltas,
+        initial,
+      ),
+    );
+    expect(keyed).toBe(100);
+    expect(events.filter((e) => e === 'delete')).toHaveLength(25);
+    expect(events.filter((e) => e === 'update')).toHaveLength(25);
+    expect(events.filter((e) => e === 'add')).toHaveLength(75);
+    expect(store.size()).toBe(100);
   });
 });

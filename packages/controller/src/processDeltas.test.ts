@@ -163,7 +163,7 @@ describe('processDeltas', () => {
     ]);
   });
 
-  it('still calls the handlers of the deltas before a failing store write, then throws its error', async () => {
+  it('applies a batch as one transaction: a refused entry is skipped, the others applied and notified, then ERR_TRANSACTION', async () => {
     const store = newIndexer<Pod>(undefined, {
       poison: (obj) => {
         if (obj.spec?.note === 'poison') throw new Error('poisoned');
@@ -188,9 +188,102 @@ describe('processDeltas', () => {
       ],
       false,
     );
-    await expect(result).rejects.toMatchObject({ code: 'ERR_INDEX_FUNC' });
-    expect(log).toEqual(['default/a', 'default/b']);
-    expect(store.listKeys().sort()).toEqual(['default/a', 'default/b']);
+    await expect(result).rejects.toMatchObject({
+      code: 'ERR_TRANSACTION',
+      successfulIndices: [0, 1, 3],
+      message: expect.stringContaining('failed to execute (1/4) transactions'),
+    });
+    expect(log).toEqual(['default/a', 'default/b', 'default/d']);
+    expect(store.listKeys().sort()).toEqual(['default/a', 'default/b', 'default/d']);
+  });
+
+  // client-go TestProcessDeltasInBatch: only the applied entries of a transaction reach the handler.
+  describe('a batch is one store transaction (client-go TestProcessDeltasInBatch)', () => {
+    const cm = (n: number): Pod => pod(`testname${n}`, '1', 'testnamespace');
+    it.each([
+      {
+        name: 'all transaction succeeding should works',
+        objects: [1],
+        failing: [],
+        received: [1],
+        error: undefined,
+      },
+      {
+        name: 'all transaction failing should not trigger listener',
+        objects: [1],
+        failing: [1],
+        received: [],
+        error: 'failed to execute (1/1) transactions',
+      },
+      {
+        name: 'partial transaction failing should only trigger successful events to listener #1',
+        objects: [1, 2],
+        failing: [2],
+        received: [1],
+        error: 'failed to execute (1/2) transactions',
+      },
+      {
+        name: 'partial transaction failing should only trigger successful events to listener #2',
+        objects: [1, 2, 3],
+        failing: [2],
+        received: [1, 3],
+        error: 'failed to execute (1/3) transactions',
+      },
+    ])('$name', ({ objects, failing, received, error }) => {
+      const failingNames = new Set(failing.map((n) => `testname${n}`));
+      // The mock transaction store of client-go: an index function refuses the failing objects.
+      const store = newIndexer<Pod>(undefined, {
+        failing: (obj) => {
+          if (failingNames.has(obj.metadata?.name ?? '')) throw new Error('failing object');
+          return [];
+        },
+      });
+      const seen: string[] = [];
+      const handler: ResourceEventHandler<Pod> = {
+        onAdd: (obj) => void seen.push(keyOf(obj)),
+        onUpdate: (_old, obj) => void seen.push(keyOf(obj)),
+        onDelete: (obj) => void seen.push(keyOf(obj as Pod)),
+      };
+      const batch = objects.map((n): Deltas<Pod> => [{ type: 'Added', object: cm(n) }]);
+      // A batch of one goes the single-item way (client-go's processSingle), which also skips and throws.
+      const run = (): unknown => processDeltasBatch(handler, store, batch, true);
+      if (error === undefined) expect(run).not.toThrow();
+      else if (objects.length > 1) expect(run).toThrow(error);
+      else expect(run).toThrow();
+      expect(seen).toEqual(received.map((n) => `testnamespace/testname${n}`));
+      expect(store.listKeys().sort()).toEqual(received.map((n) => `testnamespace/testname${n}`));
+    });
+
+    it('turns present keys into updates and deletes into deletes, in batch order', () => {
+      const store = newStore<Pod>();
+      store.add(pod('a', '1'));
+      store.add(pod('b', '1'));
+      const log: Event[] = [];
+      const transactions: number[] = [];
+      const transaction = store.transaction.bind(store);
+      store.transaction = (txns) => {
+        transactions.push(txns.length);
+        transaction(txns);
+      };
+      const result = processDeltasBatch(
+        recorder(log),
+        store,
+        [
+          [{ type: 'Updated', object: pod('a', '2') }],
+          [{ type: 'Deleted', object: pod('b', '1') }],
+          [{ type: 'Sync', object: pod('c', '1') }],
+        ],
+        false,
+      );
+      expect(result).toBeUndefined(); // synchronous handlers: applied synchronously
+      expect(transactions).toEqual([3]);
+      expect(log).toEqual([
+        ['update', 'default/a', '1', '2'],
+        ['delete', 'default/b'],
+        ['add', 'default/c', '1', false],
+      ]);
+      expect(store.listKeys().sort()).toEqual(['default/a', 'default/c']);
+    });
   });
 
   it('stops at the first handler error and propagates it (sync and async)', async () => {

@@ -1,5 +1,7 @@
 import { TransactionError } from '@kinformer/cache';
-import type { Store } from '@kinformer/cache';
+import type { Store, Transaction } from '@kinformer/cache';
+import { replaceWithDiff } from '@kinformer/cache/internal';
+import type { StoreReplacement } from '@kinformer/cache/internal';
 import { DeletedFinalStateUnknown, ErrorCodes, isKinformerError } from '@kinformer/core';
 import { isObjectDelta } from '@kinformer/delta-fifo';
 import type { Delta, Deltas, ObjectDelta, ReplacedAllInfo } from '@kinformer/delta-fifo';
@@ -27,6 +29,10 @@ import type { ResourceEventHandler } from './resourceEventHandler.js';
  * - `Bookmark` (atomic mode): records the bookmark's resourceVersion in the store
  *   (`lastStoreSyncResourceVersion()`); no notification.
  *
+ * `onUpdate`'s old object is whatever the store held: the same object as the new one when nothing
+ * replaced it (a `SyncAll`/`Sync` resync, or a relist whose list reuses the stored objects), as in
+ * client-go. Handlers compare resourceVersions, never identity.
+ *
  * The store is always written before the handler is called. With synchronous handlers everything
  * happens synchronously (store write, handler, next delta…) and `undefined` is returned. When a
  * handler returns a promise, the store writes of all the remaining deltas are applied at once,
@@ -44,25 +50,118 @@ export function processDeltas<T>(
   deltas: Deltas<T>,
   isInInitialList: boolean,
 ): void | Promise<void> {
-  for (let i = 0; i < deltas.length; i++) {
-    const delta = deltas[i]!;
-    const result = isObjectDelta(delta)
-      ? applyDelta(handler, store, delta, isInInitialList)
-      : applyWholeStoreDelta(handler, store, delta, isInInitialList);
-    if (result === undefined) continue;
-    const [pending, calls, storeError] = result instanceof Promise ? [result, [], undefined] : result;
-    return finishAsync(pending, handler, store, [deltas], 0, i + 1, isInInitialList, calls, storeError);
-  }
-  return undefined;
+  return processEach(handler, store, [deltas], isInInitialList);
 }
 
 /**
- * {@link processDeltas} for a batch of popped items (client-go's `processDeltasInBatch` without the
- * transaction API): the items are applied in order exactly as one `processDeltas` call each would,
- * except that once a handler returns a promise, the store writes of the rest of the batch are applied
- * at once and only the handler calls wait. Internal to the controller and informer packages.
+ * client-go's `processDeltasInBatch`: applies a batch of popped items (as `popBatch` hands them out:
+ * one delta each, all keys different) to `store` in ONE `store.transaction`, then calls the handlers
+ * in order. `Added`/`Updated`/`Sync`/`Replaced` become an `Update` entry when the store holds the key
+ * (`onUpdate(old, obj)`), else an `Add` (`onAdd`); `Deleted` a `Delete` (`onDelete`). When the
+ * transaction skips entries (a key or index function threw: `TransactionError`), only the handlers of
+ * the applied entries are called, then the `TransactionError` is thrown (client-go returns it
+ * wrapped). A handler that returns a promise is awaited before the next one is called.
+ *
+ * A batch of one item, or one holding a whole-cache delta (`ReplacedAll`, `SyncAll`, `Bookmark`) or
+ * an item of several deltas, goes through {@link processDeltas} item by item (client-go hands a
+ * batch of one to its single-item function too).
  */
 export function processDeltasBatch<T>(
+  handler: ResourceEventHandler<T>,
+  store: Store<T>,
+  batch: Deltas<T>[],
+  isInInitialList: boolean,
+): void | Promise<void> {
+  if (batch.length === 1 || !isTransactionBatch(batch))
+    return processEach(handler, store, batch, isInInitialList);
+  const n = batch.length;
+  const txns = new Array<Transaction<T>>(n);
+  const olds = new Array<T | undefined>(n);
+  for (let i = 0; i < n; i++) {
+    const delta = batch[i]![0] as ObjectDelta<T>;
+    // A tombstone only ever travels in a Deleted delta; the store's key function handles it.
+    const obj = delta.object as T;
+    if (delta.type === 'Deleted') {
+      txns[i] = { type: 'Delete', object: obj };
+      continue;
+    }
+    let old: T | undefined;
+    try {
+      old = store.get(obj);
+    } catch {
+      // client-go: a Get error makes it an Add, whose transaction entry then fails on the same key.
+      old = undefined;
+    }
+    olds[i] = old;
+    txns[i] = { type: old === undefined ? 'Add' : 'Update', object: obj };
+  }
+  let failure: TransactionError | undefined;
+  let applied: readonly number[] | undefined; // undefined: all
+  try {
+    store.transaction(txns);
+  } catch (err) {
+    if (!(err instanceof TransactionError)) throw err;
+    failure = err;
+    applied = err.successfulIndices;
+  }
+  const count = applied === undefined ? n : applied.length;
+  for (let c = 0; c < count; c++) {
+    const i = applied === undefined ? c : applied[c]!;
+    const result = callTransactionHandler(handler, txns[i]!, olds[i], isInInitialList);
+    if (isPromiseLike(result))
+      return finishTransaction(result, handler, txns, olds, applied, c + 1, isInInitialList, failure);
+  }
+  if (failure !== undefined) throw failure;
+  return undefined;
+}
+
+/** True when every item of `batch` is one per-object delta (what a transaction can apply). */
+function isTransactionBatch<T>(batch: Deltas<T>[]): boolean {
+  for (let i = 0; i < batch.length; i++) {
+    const deltas = batch[i]!;
+    if (deltas.length !== 1 || !isObjectDelta(deltas[0]!)) return false;
+  }
+  return true;
+}
+
+function callTransactionHandler<T>(
+  handler: ResourceEventHandler<T>,
+  txn: Transaction<T>,
+  old: T | undefined,
+  isInInitialList: boolean,
+): void | Promise<void> {
+  if (txn.type === 'Delete') return handler.onDelete?.(txn.object);
+  if (txn.type === 'Update') return handler.onUpdate?.(old as T, txn.object);
+  return handler.onAdd?.(txn.object, isInInitialList);
+}
+
+/** A handler of a batch went async: awaits it, then makes the remaining calls one by one. */
+async function finishTransaction<T>(
+  pending: PromiseLike<void>,
+  handler: ResourceEventHandler<T>,
+  txns: Transaction<T>[],
+  olds: Array<T | undefined>,
+  applied: readonly number[] | undefined,
+  from: number,
+  isInInitialList: boolean,
+  failure: TransactionError | undefined,
+): Promise<void> {
+  await pending;
+  const count = applied === undefined ? txns.length : applied.length;
+  for (let c = from; c < count; c++) {
+    const i = applied === undefined ? c : applied[c]!;
+    const result = callTransactionHandler(handler, txns[i]!, olds[i], isInInitialList);
+    if (isPromiseLike(result)) await result;
+  }
+  if (failure !== undefined) throw failure;
+}
+
+/**
+ * The batch item by item, exactly as one `processDeltas` call each would, except that once a
+ * handler returns a promise, the store writes of the rest of the batch are applied at once and only
+ * the handler calls wait.
+ */
+function processEach<T>(
   handler: ResourceEventHandler<T>,
   store: Store<T>,
   batch: Deltas<T>[],
@@ -212,16 +311,52 @@ function writeStore<T>(store: Store<T>, delta: Delta<T>, calls: PendingCall<T>[]
 /**
  * client-go's `processReplacedAllInfo`, store half: replaces the store's contents by `info.objects`
  * in one step (resourceVersion: the list's), then appends a tombstone delete for every stored key
- * the list lacks and an add or update per listed object, in list order. Objects the store cannot key
- * (or index) are left out; a `TransactionError` is thrown for them once the store is written.
+ * the list lacks (in the store's key order) and an add or update per listed object, in list order.
+ * A key listed twice gives an add (or update) for its first object and `update(first, second)` for
+ * the second, as the non-atomic queues do (client-go's `processReplacedAllInfo` looks every object
+ * up before the replace and would report two adds; its `TestReplaceEvents` requires the atomic and
+ * non-atomic handler histories to be the same). Objects the store cannot key (or index) are left
+ * out; a `TransactionError` is thrown for them once the store is written.
+ *
+ * With a store from `newStore`/`newIndexer`, every object is keyed once, by the replace itself
+ * ({@link replaceWithDiff}); another `Store` (or a refused object) takes the entry-by-entry path.
  */
 function replaceAll<T>(store: Store<T>, info: ReplacedAllInfo<T>, calls: PendingCall<T>[]): void {
+  let diff: StoreReplacement<T> | undefined;
+  try {
+    diff = replaceWithDiff(store, info.objects, info.resourceVersion);
+  } catch {
+    diff = undefined; // nothing was written: the path below finds and reports the refused objects
+  }
+  if (diff === undefined) replaceAllEntryByEntry(store, info, calls);
+  else diffCalls(diff, info.objects, calls);
+}
+
+/** The handler calls of a replace whose before and after {@link replaceWithDiff} returned. */
+function diffCalls<T>(diff: StoreReplacement<T>, objects: readonly T[], calls: PendingCall<T>[]): void {
+  const { previous, next, keys } = diff;
+  for (const [key, old] of previous) {
+    if (!next.has(key)) calls.push({ type: 'delete', obj: new DeletedFinalStateUnknown(key, old) });
+  }
+  // A key listed twice: its later objects are updates of the one listed before.
+  const listed = next.size < objects.length ? new Map<string, T>() : undefined;
+  for (let i = 0; i < objects.length; i++) {
+    const obj = objects[i]!;
+    const key = keys[i]!;
+    const old = listed?.get(key) ?? previous.get(key);
+    calls.push(old === undefined ? { type: 'add', obj } : { type: 'update', old, obj });
+    listed?.set(key, obj);
+  }
+}
+
+/** {@link replaceAll} for any `Store`: looks every object up, replaces, then reports. */
+function replaceAllEntryByEntry<T>(store: Store<T>, info: ReplacedAllInfo<T>, calls: PendingCall<T>[]): void {
   const { objects, resourceVersion } = info;
   const oldKeys = store.listKeys();
   const oldObjects = new Array<T | undefined>(oldKeys.length);
   for (let k = 0; k < oldKeys.length; k++) oldObjects[k] = store.getByKey(oldKeys[k]!);
 
-  let replacements: PendingCall<T>[] = [];
+  let olds: Array<T | undefined> = [];
   let kept: T[] = objects as T[];
   let positions: number[] | undefined; // positions in `objects` of `kept`, once one is left out
   const errors: unknown[] = [];
@@ -242,7 +377,7 @@ function replaceAll<T>(store: Store<T>, info: ReplacedAllInfo<T>, calls: Pending
       positions.push(j);
       kept.push(obj);
     }
-    replacements.push(old === undefined ? { type: 'add', obj } : { type: 'update', old, obj });
+    olds.push(old);
   }
 
   try {
@@ -260,7 +395,8 @@ function replaceAll<T>(store: Store<T>, info: ReplacedAllInfo<T>, calls: Pending
       positions ??= range(kept.length);
       const applied = new Set(err.successfulIndices);
       positions = positions.filter((_, j) => applied.has(j));
-      replacements = replacements.filter((_, j) => applied.has(j));
+      kept = kept.filter((_, j) => applied.has(j));
+      olds = olds.filter((_, j) => applied.has(j));
       errors.push(...err.errors);
     }
     store.bookmark(resourceVersion);
@@ -272,7 +408,15 @@ function replaceAll<T>(store: Store<T>, info: ReplacedAllInfo<T>, calls: Pending
       calls.push({ type: 'delete', obj: new DeletedFinalStateUnknown(key, oldObjects[k] as T) });
     }
   }
-  for (const call of replacements) calls.push(call);
+  // A key listed twice (fewer stored than kept): the stored object stands for its key.
+  const listed = store.size() < kept.length ? new Map<T, T>() : undefined;
+  for (let j = 0; j < kept.length; j++) {
+    const obj = kept[j]!;
+    const stored = listed === undefined ? undefined : store.get(obj);
+    const old = (stored === undefined ? undefined : listed?.get(stored)) ?? olds[j];
+    calls.push(old === undefined ? { type: 'add', obj } : { type: 'update', old, obj });
+    if (stored !== undefined) listed?.set(stored, obj);
+  }
   if (errors.length > 0)
     throw new TransactionError(positions ?? range(objects.length), objects.length, errors);
 }

@@ -37,6 +37,42 @@ const SECRET_KEYS: ReadonlySet<string> = new Set([
 /** `key` holds a store key (`ns/name`) in kinformer's logs; it is redacted only when it holds key material. */
 const KEY_MATERIAL = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
 
+/**
+ * Names (compared as {@link isSecretKey} compares) of the objects that hold TLS options: node's
+ * `tls.connect`/`https.request` options and an agent's `options` name the client key `key` and a
+ * PKCS#12 bundle `pfx`, in any encoding (a base64 PEM shows no `BEGIN PRIVATE KEY`). Under such a
+ * parent, `key` and `pfx` are credentials whatever they hold; elsewhere `key` is a store key.
+ */
+const TLS_PARENTS: ReadonlySet<string> = new Set([
+  'tls',
+  'tlsoptions',
+  'tlsconfig',
+  'tlsclientconfig',
+  'ssl',
+  'ssloptions',
+  'https',
+  'httpsoptions',
+  'agentoptions',
+  'secureoptions',
+  'securecontext',
+]);
+/** Fields of a TLS options object that carry the private key. */
+const TLS_KEY_FIELDS: ReadonlySet<string> = new Set(['key', 'pfx']);
+
+const normalized = (name: string): string => name.toLowerCase().replace(/[-_]/g, '');
+
+/**
+ * True when property `k` of the object at `path` is key material by where it sits: `key`/`pfx` of
+ * an object named like TLS options ({@link TLS_PARENTS}: `{ tls: { key } }`), or of an object that
+ * also carries a client certificate (`cert`/`certData`: node's request options, an agent's `options`).
+ */
+function isTlsKey(k: string, path: readonly string[], siblings: object): boolean {
+  if (!TLS_KEY_FIELDS.has(k)) return false;
+  const parent = path[path.length - 1];
+  if (parent !== undefined && TLS_PARENTS.has(normalized(parent))) return true;
+  return 'cert' in siblings || 'certData' in siblings;
+}
+
 /** `Bearer <token>` / `Basic <credentials>` anywhere in a string (messages, stacks, nested values). */
 const AUTH_SCHEME = /\b(Bearer|Basic)(\s+)[^\s"',;]+/gi;
 /** `token=…`, `refresh_token=…`, `password=…` in text (a query string, a plugin's chatter). */
@@ -51,7 +87,7 @@ const MAX_NODES = 5000;
 
 /** True when a property of this name holds a credential. */
 export function isSecretKey(name: string): boolean {
-  return SECRET_KEYS.has(name.toLowerCase().replace(/[-_]/g, ''));
+  return SECRET_KEYS.has(normalized(name));
 }
 
 /** `text` with `Bearer …`/`Basic …` values, `token=…` assignments and PEM private keys replaced by `censor`. */
@@ -80,7 +116,9 @@ function censorText(walk: Walk): string {
 
 /**
  * A copy of `value` fit for a log line: every property whose name is a credential
- * ({@link isSecretKey}) at any depth replaced by `censor` (or removed with `remove`); `Bearer …`,
+ * ({@link isSecretKey}) at any depth replaced by `censor` (or removed with `remove`), and so is a
+ * client key by its path (`key`/`pfx` inside TLS options: `{ tls: { key } }`, or next to a `cert`),
+ * whatever its encoding, while a store key under `key` elsewhere is kept; `Bearer …`,
  * `token=…` and private keys inside any string replaced; `rawHeaders` arrays (`[name, value, …]`)
  * censored by header name; errors turned into plain objects (`type`, `message`, `stack`, their own
  * properties and their `cause`, all redacted the same way, the message without its causes'
@@ -121,6 +159,7 @@ function redactValue(value: unknown, walk: Walk, path: string[], depth: number):
         v !== undefined &&
         v !== null &&
         (isSecretKey(k) ||
+          isTlsKey(k, path, value) ||
           (k === 'key' && (v instanceof Uint8Array || (typeof v === 'string' && KEY_MATERIAL.test(v)))));
       if (secret) {
         if (!walk.remove) out[k] = censored(walk, v, [...path, k]);

@@ -1,6 +1,7 @@
 import { KinformerError } from './errors.js';
 import { errorText, formatLogLine } from './logFormat.js';
 import { componentLogger, createLogger, getDefaultLogger, REDACT_PATHS } from './logger.js';
+import { redactForLog } from './logRedaction.js';
 
 /** A pino destination that keeps every line, parsed. */
 function capture(): {
@@ -191,6 +192,35 @@ describe('createLogger redaction at any depth', () => {
     createLogger({ level: 'info', destination: out.destination }).info(object, 'x');
     expect(out.raw()).not.toContain(secret);
     expect(out.raw()).toContain('[REDACTED]');
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a base64 client key under tls.key', { tls: { key: 'TFMwdExTMUNSVWRKVGlCUVVrbFdRVlJG' } }, 'TFMwdE'],
+    ['a client key under tlsOptions.key', deep({ tlsOptions: { key: 'TLS-KEY-2' } }), 'TLS-KEY-2'],
+    ['a client key under https.key', { https: { key: 'TLS-KEY-3', cert: 'c' } }, 'TLS-KEY-3'],
+    ['a pfx bundle under tls', { tls: { pfx: 'TLS-PFX-4' } }, 'TLS-PFX-4'],
+    [
+      "an agent's options (key next to cert)",
+      { agent: { options: { cert: 'c', key: 'TLS-KEY-5' } } },
+      'TLS-KEY-5',
+    ],
+    ['a key next to certData', { user: { certData: 'c', key: 'TLS-KEY-6' } }, 'TLS-KEY-6'],
+  ])('redacts %s by its path, whatever its encoding', (_name, object, secret) => {
+    const out = capture();
+    createLogger({ level: 'info', destination: out.destination }).info(object, 'x');
+    expect(out.raw()).not.toContain(secret);
+    expect(out.raw()).toContain('[REDACTED]');
+    expect(redactForLog(object)).not.toEqual(object);
+  });
+
+  it('keeps `key` outside TLS options: a store key, an object key, a key in a tls-less map', () => {
+    const object = {
+      key: 'default/web-1',
+      event: { key: 'kube-system/coredns', reason: 'Synced' },
+      labels: { key: 'value' },
+      items: [{ key: 'ns/a' }],
+    };
+    expect(redactForLog(object)).toEqual(object);
   });
 
   it('keeps a store key (ns/name) under `key`: only key material is redacted there', () => {

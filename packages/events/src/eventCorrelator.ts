@@ -185,7 +185,11 @@ class TokenBucket {
 
 /** What the correlator decided about one event. */
 export type CorrelateResult =
-  | { skip: true }
+  | {
+      skip: true;
+      /** The event as counted (client-go counts a skipped event too): not to be written now. */
+      event: CorrelatedEvent;
+    }
   | {
       skip: false;
       /** The event to write: a new one (`count` 1) or an earlier one with its count raised. */
@@ -253,7 +257,7 @@ export class EventCorrelator {
   correlate(event: CorrelatedEvent): CorrelateResult {
     const { event: aggregated, cacheKey } = this.#aggregate(event);
     const observed = this.#observe(aggregated, cacheKey);
-    if (this.#filter(observed)) return { skip: true };
+    if (this.#filter(observed)) return { skip: true, event: observed };
     return { skip: false, event: observed };
   }
 

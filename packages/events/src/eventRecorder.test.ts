@@ -167,6 +167,72 @@ describe('ApiEventRecorder writes events.k8s.io/v1 Events', () => {
     expect(stored().map((e) => e.reason)).not.toContain('TooSoon');
   });
 
+  describe('series heartbeat (client-go tools/events: finish after 6 minutes, refresh every 30)', () => {
+    const seriesOf = (e: EventsV1Event | undefined): { count?: number; last?: number } => ({
+      ...(e?.series?.count === undefined ? {} : { count: e.series.count }),
+      ...(e?.series === undefined ? {} : { last: new Date(e.series.lastObservedTime).getTime() }),
+    });
+    const eventVerbs = (): (string | undefined)[] =>
+      server.requests.filter((r) => r.resource === 'events').map((r) => r.verb);
+
+    test('repeats the spam filter skipped are written as the final count once the series has been quiet for 6 minutes', async () => {
+      const { recorder, clock } = newRecorder({ correlator: { burstSize: 2, qps: 1 / 86_400 } });
+      for (let i = 0; i < 5; i++) {
+        recorder.event(pod, 'Warning', 'BackOff', 'restarting failed container');
+        await clock.tick(1_000);
+      }
+      await recorder.flush();
+      expect(recorder.stats()).toMatchObject({ spamFiltered: 3, created: 1, patched: 1 });
+      expect(seriesOf(stored()[0])).toEqual({ count: 2, last: T0 + 1_000 });
+      await clock.tick(6 * 60_000); // the first check, 5 min 57 s after the last repeat: not finished yet
+      await recorder.flush();
+      expect(seriesOf(stored()[0])).toEqual({ count: 2, last: T0 + 1_000 });
+      await clock.tick(6 * 60_000);
+      await recorder.flush();
+      expect(stored()).toHaveLength(1);
+      expect(seriesOf(stored()[0])).toEqual({ count: 5, last: T0 + 4_000 });
+      expect(recorder.stats()).toMatchObject({ heartbeats: 1, patched: 2 });
+      // Finished and forgotten: nothing more is written.
+      await clock.tick(60 * 60_000);
+      await recorder.flush();
+      expect(eventVerbs()).toEqual(['create', 'patch', 'patch']);
+    });
+
+    test('an ongoing series has its count so far written every 30 minutes', async () => {
+      const { recorder, clock } = newRecorder({ correlator: { burstSize: 2, qps: 1 / 86_400 } });
+      for (let minute = 0; minute < 35; minute++) {
+        recorder.event(pod, 'Warning', 'BackOff', 'restarting failed container');
+        await clock.tick(60_000);
+        await recorder.flush();
+      }
+      // Events at minutes 0..34. The first repeat (minute 1) armed the 6-minute check; its fifth run,
+      // at minute 31, was the 30-minute refresh and wrote the 31 seen by then.
+      expect(seriesOf(stored()[0])).toEqual({ count: 31, last: T0 + 30 * 60_000 });
+      expect(recorder.stats()).toMatchObject({ heartbeats: 1, recorded: 35 });
+      expect(eventVerbs()).toEqual(['create', 'patch', 'patch']);
+    });
+
+    test('a series whose every repeat was written gets no extra write', async () => {
+      const { recorder, clock } = newRecorder();
+      for (let i = 0; i < 3; i++) recorder.event(pod, 'Normal', 'Synced', 'ok');
+      await recorder.flush();
+      await clock.tick(60 * 60_000);
+      await recorder.flush();
+      expect(recorder.stats()).toMatchObject({ heartbeats: 0, created: 1, patched: 2 });
+      expect(seriesOf(stored()[0]).count).toBe(3);
+    });
+
+    test('shutdown stops the heartbeat: nothing is written after it', async () => {
+      const { recorder, clock } = newRecorder({ correlator: { burstSize: 2, qps: 1 / 86_400 } });
+      for (let i = 0; i < 4; i++) recorder.event(pod, 'Warning', 'BackOff', 'x');
+      await recorder.flush();
+      await recorder.shutdown();
+      await clock.tick(60 * 60_000);
+      expect(recorder.stats()).toMatchObject({ heartbeats: 0 });
+      expect(seriesOf(stored()[0]).count).toBe(2);
+    });
+  });
+
   test('a counted event whose Event is gone (404 on the patch) is created again', async () => {
     const { recorder } = newRecorder();
     recorder.event(pod, 'Normal', 'Synced', 'ok');

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { componentLogger, ErrorCodes, isKinformerError, KinformerError, realClock } from '@kinformer/core';
-import type { Clock, KubeObject, Logger } from '@kinformer/core';
+import type { Clock, KubeObject, Logger, Timer } from '@kinformer/core';
 import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
 import { EventCorrelator, eventName } from './eventCorrelator.js';
 import type { CorrelatedEvent, CorrelatorOptions, EventType, ObjectReference } from './eventCorrelator.js';
@@ -68,11 +68,32 @@ export interface EventRecorderStats {
   patched: number;
   /** Events given up: refused by the server, or the retry limit reached. */
   failed: number;
+  /** Series writes by the heartbeat: counts the server had not seen, of finished or ongoing series. */
+  heartbeats: number;
   /** Events waiting to be written, the one being written included. */
   pending: number;
 }
 
 const MAX_NOTE_BYTES = 1024;
+
+/**
+ * A series (an Event counted more than once) not observed for this long is finished: its last
+ * count is written if the server has not seen it, and it is forgotten. The check runs this often too.
+ * client-go `tools/events/event_broadcaster.go`: `finishTime = 6 * time.Minute`, `finishSeries` run
+ * by `wait.Until(e.finishSeries, finishTime, …)`.
+ */
+export const SERIES_FINISH_MS = 6 * 60_000;
+/**
+ * Ongoing series are written again this often with their count so far (the heartbeat): client-go
+ * `tools/events`: `refreshTime = 30 * time.Minute`, `refreshExistingEventSeries`.
+ */
+export const SERIES_REFRESH_MS = 30 * 60_000;
+
+/** One series the heartbeat looks after: the last occurrence counted, and the count last written. */
+interface SeriesState {
+  latest: CorrelatedEvent;
+  written: number;
+}
 
 /**
  * An {@link EventRecorder} that writes `events.k8s.io/v1` Events to the API server through
@@ -103,9 +124,22 @@ export class ApiEventRecorder implements EventRecorder {
   readonly #retryDelayMs: number;
   readonly #queue: CorrelatedEvent[] = [];
   readonly #stop = new AbortController();
-  readonly #stats = { recorded: 0, dropped: 0, spamFiltered: 0, created: 0, patched: 0, failed: 0 };
+  readonly #stats = {
+    recorded: 0,
+    dropped: 0,
+    spamFiltered: 0,
+    created: 0,
+    patched: 0,
+    failed: 0,
+    heartbeats: 0,
+  };
   #writer: Promise<void> | undefined;
   #writing = false;
+  /** Series by Event (`namespace/name`), least recently observed first; at most `lruCacheSize`. */
+  readonly #series = new Map<string, SeriesState>();
+  readonly #maxSeries: number;
+  #heartbeat: Timer | undefined;
+  #ticks = 0;
 
   /** Writes through `target`: a KubeConfig (client-node's `EventsV1Api`) or an {@link EventSink}. */
   constructor(target: KubeConfig | EventSink, options: ApiEventRecorderOptions) {
@@ -137,6 +171,7 @@ export class ApiEventRecorder implements EventRecorder {
       component: 'event-recorder',
       reportingController: this.reportingController,
     });
+    this.#maxSeries = options.correlator?.lruCacheSize ?? 4096;
     this.#maxQueued = maxQueued;
     this.#maxTries = maxTries;
     this.#retryDelayMs = retryDelayMs;
@@ -183,6 +218,7 @@ export class ApiEventRecorder implements EventRecorder {
       lastTimestamp: now,
     };
     const result = this.#correlator.correlate(event);
+    this.#observeSeries(result.event, result.skip);
     if (result.skip) {
       this.#stats.spamFiltered++;
       this.#logger.debug({ reason, regarding: describe(ref) }, 'event skipped by the spam filter');
@@ -196,8 +232,60 @@ export class ApiEventRecorder implements EventRecorder {
       { type, reason, regarding: describe(ref), count: result.event.count },
       'event recorded',
     );
-    this.#queue.push(result.event);
+    this.#enqueue(result.event);
+  }
+
+  #enqueue(event: CorrelatedEvent): void {
+    this.#queue.push(event);
     this.#writer ??= this.#write();
+  }
+
+  /**
+   * Keeps the series of an Event counted more than once for the heartbeat (client-go `tools/events`
+   * `recordToSink`: a repeat updates `series.count` and `lastObservedTime` of the cached Event).
+   * A repeat skipped by the spam filter is counted here too, so the heartbeat writes the true count.
+   */
+  #observeSeries(event: CorrelatedEvent, skipped: boolean): void {
+    if (event.count < 2) return;
+    const key = `${event.namespace}/${event.name}`;
+    const state = this.#series.get(key);
+    this.#series.delete(key); // re-inserted last: the map is in order of last observation
+    this.#series.set(key, { latest: event, written: state?.written ?? (skipped ? event.count - 1 : 0) });
+    if (this.#series.size > this.#maxSeries) {
+      this.#series.delete(this.#series.keys().next().value!);
+    }
+    this.#armHeartbeat();
+  }
+
+  #armHeartbeat(): void {
+    if (this.#heartbeat !== undefined || this.#series.size === 0 || this.#stop.signal.aborted) return;
+    this.#heartbeat = this.#clock.setTimeout(() => this.#beat(), SERIES_FINISH_MS);
+    // A recorder left running must not keep the process alive for its heartbeat.
+    this.#heartbeat.unref?.();
+  }
+
+  /**
+   * client-go `tools/events`' two timers in one, every {@link SERIES_FINISH_MS}: a series last
+   * observed more than that ago gets its final count written (when the server has an older one) and
+   * is forgotten (`finishSeries`); every {@link SERIES_REFRESH_MS}, every other series whose count
+   * moved on since it was written is written again (`refreshExistingEventSeries`).
+   */
+  #beat(): void {
+    this.#heartbeat = undefined;
+    if (this.#stop.signal.aborted) return;
+    this.#ticks++;
+    const refresh = this.#ticks % Math.round(SERIES_REFRESH_MS / SERIES_FINISH_MS) === 0;
+    const now = this.#clock.now();
+    for (const [key, state] of this.#series) {
+      const finished = now - state.latest.lastTimestamp > SERIES_FINISH_MS;
+      if ((finished || refresh) && state.latest.count > state.written) {
+        this.#stats.heartbeats++;
+        state.written = state.latest.count;
+        this.#enqueue({ ...state.latest });
+      }
+      if (finished) this.#series.delete(key);
+    }
+    this.#armHeartbeat();
   }
 
   /** Resolves when every queued event has been written or given up (or the recorder shut down). */
@@ -207,6 +295,8 @@ export class ApiEventRecorder implements EventRecorder {
 
   /** Stops writing: aborts the write in flight and its retries, drops queued events, then resolves. */
   async shutdown(): Promise<void> {
+    this.#heartbeat?.cancel();
+    this.#heartbeat = undefined;
     if (!this.#stop.signal.aborted) {
       const dropped = this.#queue.length - (this.#writing ? 1 : 0);
       if (dropped > 0) this.#logger.warn({ dropped }, 'shutting down: queued events are dropped');
@@ -283,11 +373,10 @@ export class ApiEventRecorder implements EventRecorder {
         written = await this.#sink.create({ ...body, metadata }, signal);
         this.#stats.created++;
       }
-      this.#correlator.updateState({
-        ...event,
-        name: written.metadata?.name ?? event.name,
-        resourceVersion: written.metadata?.resourceVersion,
-      });
+      const name = written.metadata?.name ?? event.name;
+      this.#correlator.updateState({ ...event, name, resourceVersion: written.metadata?.resourceVersion });
+      const series = this.#series.get(`${event.namespace}/${name}`);
+      if (series !== undefined) series.written = Math.max(series.written, event.count);
       return 'done';
     } catch (err) {
       if (signal.aborted) return 'done';

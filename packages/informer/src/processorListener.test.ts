@@ -1,4 +1,5 @@
-import { createLogger } from '@kinformer/core';
+import { createLogger, DeletedFinalStateUnknown } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
 import { ProcessorListener } from './processorListener.js';
 import type { Notification } from './processorListener.js';
 import { determineResyncPeriod, SharedProcessor } from './sharedProcessor.js';
@@ -20,7 +21,7 @@ function listener(
       counters: { dispatched: 0, errors: 0 },
       requestedResyncPeriodMs: options.resyncPeriodMs ?? 0,
       resyncPeriodMs: options.resyncPeriodMs ?? 0,
-      now: options.now ?? 0,
+      clock: new FakeClock(options.now ?? 0),
       onInitialListProcessed: () => initialDone++,
     },
   );
@@ -34,21 +35,26 @@ const add = (name: string, initial = false): Notification<Pod> => ({
 });
 
 /** A listener named `h` whose handler throws on every event, logging at `level` into `lines`. */
-function failingListener(level: string) {
+function failingListener(
+  level: string,
+  clock = new FakeClock(),
+  failing: (name: string) => boolean = () => true,
+) {
   const { logger, lines } = captureLogs(level);
   const counters = { dispatched: 0, errors: 0 };
-  const fail = (): never => {
-    throw new Error('nope');
+  const fail = (obj: Pod | DeletedFinalStateUnknown<Pod>): void => {
+    if (failing(obj instanceof DeletedFinalStateUnknown ? obj.key : (obj.metadata?.name ?? '')))
+      throw new Error('nope');
   };
   const l = new ProcessorListener<Pod>(
-    { onAdd: fail, onUpdate: fail, onDelete: fail },
+    { onAdd: fail, onUpdate: (_old, obj) => fail(obj), onDelete: fail },
     {
       name: 'h',
       logger,
       counters,
       requestedResyncPeriodMs: 0,
       resyncPeriodMs: 0,
-      now: 0,
+      clock,
       onInitialListProcessed: () => undefined,
     },
   );
@@ -156,6 +162,52 @@ describe('ProcessorListener failure logs', () => {
     expect(failures.map((x) => x.level)).toEqual([50, 20, 20, 20, 20]);
     expect(failures[0]).toMatchObject({ key: 'default/p0', handler: 'h' });
   });
+
+  it('throttles by the injected clock: the next error line after a minute reports the repeats', async () => {
+    const clock = new FakeClock();
+    const { l, counters, lines } = failingListener('error', clock);
+    l.start();
+    for (let i = 0; i < 3; i++) l.add(add(`p${i}`));
+    await waitFor(() => counters.errors === 3, 'three failures');
+    clock.advance(59_999);
+    l.add(add('p3'));
+    await waitFor(() => counters.errors === 4, 'a fourth failure');
+    expect(lines.map((x) => x.failuresSinceLastReport)).toEqual([undefined]); // still within the minute
+    clock.advance(1);
+    l.add(add('p4'));
+    await waitFor(() => counters.errors === 5, 'a fifth failure');
+    expect(lines.map((x) => [x.key, x.failuresSinceLastReport])).toEqual([
+      ['default/p0', undefined],
+      ['default/p4', 3],
+    ]);
+  });
+
+  it('reports the repeats of a handler that stopped failing once the minute is over, and at stop', async () => {
+    const clock = new FakeClock();
+    const failing = new Set(['p0', 'p1', 'p2']);
+    const { l, counters, lines } = failingListener('error', clock, (name) => failing.has(name));
+    l.start();
+    for (let i = 0; i < 3; i++) l.add(add(`p${i}`));
+    l.add(add('ok1'));
+    await waitFor(() => counters.dispatched === 4, 'four handled');
+    expect(lines).toHaveLength(1); // the first failure; the minute is not over
+    clock.advance(60_000);
+    l.add(add('ok2'));
+    await waitFor(() => counters.dispatched === 5, 'five handled');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatchObject({ handler: 'h', failuresSinceLastReport: 2, level: 50 });
+
+    failing.add('p5');
+    failing.add('p6');
+    clock.advance(60_000);
+    l.add(add('p5'));
+    l.add(add('p6'));
+    await waitFor(() => counters.errors === 5, 'two more failures');
+    expect(lines).toHaveLength(3); // p5 at error, p6 quiet
+    await l.stop();
+    expect(lines).toHaveLength(4);
+    expect(lines[3]).toMatchObject({ failuresSinceLastReport: 1 });
+  });
 });
 
 describe('ProcessorListener isolation', () => {
@@ -180,7 +232,7 @@ describe('ProcessorListener isolation', () => {
         counters,
         requestedResyncPeriodMs: 0,
         resyncPeriodMs: 0,
-        now: 0,
+        clock: new FakeClock(),
         onInitialListProcessed: () => undefined,
       },
     );
@@ -204,7 +256,7 @@ describe('ProcessorListener isolation', () => {
         counters: { dispatched: 0, errors: 0 },
         requestedResyncPeriodMs: 0,
         resyncPeriodMs: 0,
-        now: 0,
+        clock: new FakeClock(),
         onInitialListProcessed: () => {
           throw new Error('observer failed');
         },

@@ -1,6 +1,6 @@
 import { deletionHandlingMetaNamespaceKeyFunc, ErrorCodes } from '@kinformer/core';
 import { RingBuffer } from '@kinformer/core/internal';
-import type { DeletedFinalStateUnknown, Logger } from '@kinformer/core';
+import type { Clock, DeletedFinalStateUnknown, Logger } from '@kinformer/core';
 import type { ResourceEventHandler } from '@kinformer/controller';
 
 /** One notification for a handler. Built once per event and shared (read-only) by every listener. */
@@ -22,7 +22,8 @@ export interface ProcessorListenerOptions {
   counters: ListenerCounters;
   requestedResyncPeriodMs: number;
   resyncPeriodMs: number;
-  now: number;
+  /** The informer's clock: resync deadlines and the failure-log throttle read it. */
+  clock: Clock;
   /** Called when the last pending initial-list add has been handled. */
   onInitialListProcessed: () => void;
 }
@@ -39,7 +40,9 @@ const YIELD_EVERY = 1000;
  * that starts on a microtask (never inside the code that distributes). When the handler returns a
  * promise, the next notification waits for it; so a slow handler only delays itself. A handler that
  * throws or rejects is logged with the object's key (at error once a minute per handler, repeats at
- * debug) and counted; its next notification is handled as usual.
+ * debug) and counted; its next notification is handled as usual. The repeats are counted: the next
+ * error line reports them, and so does a summary line at error once the minute is over and the
+ * handler succeeded again, or when the listener stops, so a count is never lost.
  */
 export class ProcessorListener<T> {
   readonly handler: ResourceEventHandler<T>;
@@ -69,7 +72,8 @@ export class ProcessorListener<T> {
   #stopped = false;
   #draining: Promise<void> | undefined;
   #pendingInitial = 0;
-  /** When a handler failure was last logged at error (`performance.now()`), and the failures since. */
+  readonly #clock: Clock;
+  /** When a handler failure was last logged at error (clock ms), and the failures since. */
   #loudAt: number | undefined;
   #quietFailures = 0;
 
@@ -79,9 +83,10 @@ export class ProcessorListener<T> {
     this.#logger = options.logger;
     this.#counters = options.counters;
     this.#onInitialListProcessed = options.onInitialListProcessed;
+    this.#clock = options.clock;
     this.requestedResyncPeriodMs = options.requestedResyncPeriodMs;
     this.resyncPeriodMs = options.resyncPeriodMs;
-    this.nextResyncAt = options.now + options.resyncPeriodMs;
+    this.nextResyncAt = options.clock.now() + options.resyncPeriodMs;
   }
 
   /** Queues a notification (dropped once stopped). Initial-list adds are tracked for `hasSynced`. */
@@ -106,6 +111,7 @@ export class ProcessorListener<T> {
   stop(): Promise<void> {
     this.#stopped = true;
     this.#buffer.clear();
+    this.#reportQuietFailures(true);
     return this.#draining ?? Promise.resolve();
   }
 
@@ -182,6 +188,7 @@ export class ProcessorListener<T> {
       }
       if (!isPromiseLike(result)) {
         this.#done(notification, start);
+        if (this.#quietFailures > 0) this.#reportQuietFailures(false);
         return undefined;
       }
       pending = result;
@@ -191,7 +198,10 @@ export class ProcessorListener<T> {
       return undefined;
     }
     return Promise.resolve(pending).then(
-      () => this.#done(notification, start),
+      () => {
+        this.#done(notification, start);
+        if (this.#quietFailures > 0) this.#reportQuietFailures(false);
+      },
       (err: unknown) => {
         this.#failed(notification, err);
         this.#done(notification, start);
@@ -228,7 +238,7 @@ export class ProcessorListener<T> {
     };
     // One error line per handler and minute: a handler that fails on every event must not flood the
     // log. Repeats go to debug; the next error line says how many there were.
-    const now = performance.now();
+    const now = this.#clock.now();
     if (this.#loudAt === undefined || now - this.#loudAt >= HANDLER_FAILURE_LOG_INTERVAL_MS) {
       this.#loudAt = now;
       const repeats = this.#quietFailures;
@@ -240,6 +250,28 @@ export class ProcessorListener<T> {
     } else {
       this.#quietFailures++;
       this.#logger.debug(fields, 'event handler failed');
+    }
+  }
+
+  /**
+   * Logs at error how many failures went to debug since the last error line, once the throttle's
+   * minute is over (or at once with `force`, when the listener stops), and starts a new minute.
+   * Never throws.
+   */
+  #reportQuietFailures(force: boolean): void {
+    const repeats = this.#quietFailures;
+    if (repeats === 0) return;
+    const now = this.#clock.now();
+    if (!force && this.#loudAt !== undefined && now - this.#loudAt < HANDLER_FAILURE_LOG_INTERVAL_MS) return;
+    this.#quietFailures = 0;
+    this.#loudAt = now;
+    try {
+      this.#logger.error(
+        { code: ErrorCodes.HANDLER_FAILED, handler: this.name, failuresSinceLastReport: repeats },
+        'event handler failures not logged at error since the last report',
+      );
+    } catch {
+      // A logger that throws must not break delivery.
     }
   }
 }

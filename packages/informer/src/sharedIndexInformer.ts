@@ -1,7 +1,7 @@
 import { newIndexer, TransactionError } from '@kinformer/cache';
 import type { Indexer, Indexers } from '@kinformer/cache';
 import { Controller, processDeltas } from '@kinformer/controller';
-import { newInformerQueue } from '@kinformer/controller/internal';
+import { newInformerQueue, processDeltasBatch } from '@kinformer/controller/internal';
 import type { ControllerOptions, QueueKind, ResourceEventHandler } from '@kinformer/controller';
 import {
   deletionHandlingMetaNamespaceKeyFunc,
@@ -291,7 +291,7 @@ export class SharedIndexInformer<T extends KubeObject> {
       counters: this.#counters,
       requestedResyncPeriodMs: requested,
       resyncPeriodMs: effective,
-      now: this.#clock.now(),
+      clock: this.#clock,
       onInitialListProcessed: () => this.#events.emit('change'),
     });
     const registration = new HandlerRegistration<T>(this, listener, this.#registrationSyncSource(listener));
@@ -516,11 +516,30 @@ export class SharedIndexInformer<T extends KubeObject> {
 
   /** Applies one popped item to the cache and distributes it. Synchronous. */
   readonly #process = (deltas: Deltas<T>, isInInitialList: boolean): void => {
+    this.#apply([deltas], isInInitialList, processDeltas, deltas);
+  };
+
+  /** Applies a popped batch in one store transaction (client-go's `processDeltasInBatch`). */
+  readonly #processBatch: PopBatchProcessFunc<T> = (batch: Deltas<T>[], isInInitialList: boolean): void => {
+    this.#apply(batch, isInInitialList, processDeltasBatch, batch);
+  };
+
+  /**
+   * Counts the deltas, then applies them with `apply` (handlers are synchronous here). A failure is
+   * logged and counted, and the changes it concerns are skipped (what was applied stays applied).
+   */
+  #apply<D>(
+    batch: Deltas<T>[],
+    isInInitialList: boolean,
+    apply: (handler: ResourceEventHandler<T>, store: Indexer<T>, deltas: D, initial: boolean) => unknown,
+    deltas: D,
+  ): void {
     this.#syncError = undefined;
-    for (const delta of deltas)
-      this.#deltasProcessed += delta.type === 'ReplacedAll' ? delta.object.objects.length : 1;
+    for (const item of batch)
+      for (const delta of item)
+        this.#deltasProcessed += delta.type === 'ReplacedAll' ? delta.object.objects.length : 1;
     try {
-      void processDeltas(this.#distributor, this.#indexer, deltas, isInInitialList);
+      void apply(this.#distributor, this.#indexer, deltas, isInInitialList);
     } catch (err) {
       this.#processErrors += err instanceof TransactionError ? err.errors.length : 1;
       this.#logger.error(
@@ -528,11 +547,7 @@ export class SharedIndexInformer<T extends KubeObject> {
         'could not apply a change to the cache; skipped',
       );
     }
-  };
-
-  readonly #processBatch: PopBatchProcessFunc<T> = (batch: Deltas<T>[], isInInitialList: boolean): void => {
-    for (let i = 0; i < batch.length; i++) this.#process(batch[i]!, isInInitialList);
-  };
+  }
 
   /** The informer as processDeltas' handler: turns cache changes into notifications. */
   readonly #distributor: ResourceEventHandler<T> = {

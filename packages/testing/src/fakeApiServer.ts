@@ -44,7 +44,7 @@ import {
 } from './serverTls.js';
 import { FAKE_API_SERVER_TLS } from './tlsFixtures.js';
 import { WatchCacheLag, type WatchCacheLagOptions } from './watchCacheLag.js';
-import type { SlowConsumerLimit, Watcher, WatchHost, WatchInjection, WatchTiming } from './watchHandler.js';
+import type { SlowConsumerLimit, Watcher, WatchInjection, WatchTiming } from './watchHandler.js';
 
 /**
  * What the in-process API returns: a copy of the stored object, typed as what was passed in plus
@@ -191,7 +191,7 @@ export interface InProcessApplyOptions {
  *
  * Every server must be closed (`await server.close()`); a closed server holds no handles.
  */
-export class FakeApiServer implements WatchHost {
+export class FakeApiServer {
   /** `http://127.0.0.1:<port>`, or `https://127.0.0.1:<port>` with the `tls` option. */
   readonly url: string;
   /** With `tls`: the PEM of the CA that signed the server (and client) certificate; else undefined. */
@@ -218,6 +218,7 @@ export class FakeApiServer implements WatchHost {
   readonly #logger: Logger;
   readonly #cache: WatchCacheLag | undefined;
   #closing: Promise<void> | undefined;
+  #bearerTokens: ReadonlySet<string> | undefined;
 
   private constructor(
     http: Server | HttpsServer,
@@ -280,6 +281,7 @@ export class FakeApiServer implements WatchHost {
       requests: (options.recordRequests ?? true) ? this.#requests : undefined,
       closing: () => this.#closing !== undefined,
       namespaceLifecycle: options.namespaceLifecycle ?? true,
+      bearerTokens: () => this.#bearerTokens,
     });
     const namespaces = registry.lookup('', 'v1', 'namespaces');
     if (namespaces !== undefined && (options.systemNamespaces ?? true)) {
@@ -371,6 +373,18 @@ export class FakeApiServer implements WatchHost {
    */
   kubeConfig(options: FakeKubeConfigOptions = {}): KubeConfig {
     return fakeKubeConfig(this.url, options);
+  }
+
+  /**
+   * Authenticate bearer tokens (default: off, any token or none works): with a list, a request is
+   * answered 401 `Unauthorized` unless it carries `Authorization: Bearer <one of tokens>` or a client
+   * certificate that verified, as kube-apiserver's `WithAuthentication` filter answers a request no
+   * authenticator accepts (`apiserver/pkg/endpoints/filters/authentication.go`, the token
+   * authenticator `apiserver/pkg/authentication/request/bearertoken`). Call again to rotate or
+   * revoke tokens; `undefined` turns checking off.
+   */
+  requireBearerTokens(tokens: readonly string[] | undefined): void {
+    this.#bearerTokens = tokens === undefined ? undefined : new Set(tokens);
   }
 
   // ---------------------------------------------------------------- observability

@@ -86,6 +86,8 @@ export interface HttpApiContext {
   closing(): boolean;
   /** NamespaceLifecycle admission: creates into a namespace that does not exist get 404. */
   readonly namespaceLifecycle: boolean;
+  /** The bearer tokens that authenticate a request, or undefined when any request is authenticated. */
+  bearerTokens(): ReadonlySet<string> | undefined;
 }
 
 /** The media types a create or update body may have here (JSON only; kube also reads YAML, protobuf and CBOR). */
@@ -152,6 +154,14 @@ export class HttpApi {
     return identity;
   }
 
+  /** With `requireBearerTokens`: a verified client certificate or a listed bearer token (`bearertoken.go`). */
+  #authenticated(req: IncomingMessage, identity: ClientIdentity | undefined): boolean {
+    const tokens = this.#ctx.bearerTokens();
+    if (tokens === undefined || identity?.user !== undefined) return true;
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    return m !== null && tokens.has(m[1] as string);
+  }
+
   #record(
     req: IncomingMessage,
     res: ServerResponse,
@@ -207,6 +217,7 @@ export class HttpApi {
       this.#serveOpenApi(req, res, url.pathname);
       return;
     }
+    if (!this.#authenticated(req, identity)) throw unauthorizedError();
     if (path.kind === 'unknown') {
       sendPlain(res, 404, '404 page not found\n');
       return;
