@@ -84,7 +84,7 @@ describe('ObjectClient', () => {
       { spec: { containers: [{ name: 's', image: 'b' }] } },
       { type: 'strategic' },
     );
-    expect(strategic.spec?.containers.map((c) => c.name)).toEqual(['c', 's']);
+    expect(strategic.spec?.containers.map((c) => c.name)).toEqual(['s', 'c']); // new items first, as kube's strategic merge
     const deleted = await client.delete(configMaps, { namespace: ns, name: 'b' });
     expect(deleted).toMatchObject({ kind: 'Status', status: 'Success' });
     expect(server.list('configmaps').map((c) => c.metadata.name)).toEqual(['a']);

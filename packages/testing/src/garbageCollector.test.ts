@@ -95,7 +95,15 @@ describe('garbage collector', () => {
     const events = await watchEvents();
     const res = await request(`${server.url}${DEPLOYS}/d`, { method: 'DELETE' });
     expect(res.json).toMatchObject({ kind: 'Status', status: 'Success' });
-    expect(names(await events())).toEqual(['DELETED d', 'DELETED rs', 'DELETED p1', 'DELETED p2']);
+    // A pod DELETE is a MODIFIED (deletionTimestamp) before the DELETED (pod/strategy.go CheckGracefulDelete).
+    expect(names(await events())).toEqual([
+      'DELETED d',
+      'DELETED rs',
+      'MODIFIED p1',
+      'DELETED p1',
+      'MODIFIED p2',
+      'DELETED p2',
+    ]);
     expect([server.list('replicasets.apps'), server.list('pods')]).toEqual([[], []]);
   });
 
@@ -111,6 +119,7 @@ describe('garbage collector', () => {
       'MODIFIED d [foregroundDeletion]',
       'MODIFIED rs [foregroundDeletion]',
       'MODIFIED p1 [example.com/hold]',
+      'MODIFIED p2',
       'DELETED p2',
     ]);
     expect(server.list('deployments.apps').map((o) => o.metadata.name)).toEqual(['d']);

@@ -140,7 +140,7 @@ const SCALED: Subresources = {
   scale: {
     specReplicasPath: '.spec.replicas',
     statusReplicasPath: '.status.replicas',
-    labelSelectorPath: '.status.selector',
+    labelSelectorPath: '.spec.selector',
   },
 };
 const CREATE_ONLY: Partial<ResourceDefinition> = { verbs: ['create'] };

@@ -23,7 +23,8 @@ export function prepareForCreate(type: ResourceType, obj: JsonObject): JsonObjec
     case '/nodes':
       return obj; // nodeStrategy keeps the status the kubelet registers with.
     case '/pods':
-      return { ...obj, status: { phase: 'Pending' } }; // podStrategy: Phase Pending.
+      // podStrategy.PrepareForCreate: Phase Pending and the QOS class (computed by defaulting.ts).
+      return { ...obj, status: { phase: 'Pending', ...qosOf(obj) } };
     case '/namespaces':
       return { ...obj, status: { phase: 'Active' } }; // namespaceStrategy: Phase Active.
     case '/services':
@@ -135,4 +136,11 @@ export function nextGeneration(type: ResourceType, old: JsonObject | undefined, 
     changed = withoutKeys(old, ignored) !== withoutKeys(next, ignored);
   } else changed = JSON.stringify(old.spec) !== JSON.stringify(next.spec);
   return changed ? oldGeneration + 1 : oldGeneration;
+}
+
+/** The `qosClass` the defaulting computed into a new pod's status, if any. */
+function qosOf(obj: JsonObject): JsonObject {
+  const status = obj['status'];
+  const qos = typeof status === 'object' && status !== null ? (status as JsonObject)['qosClass'] : undefined;
+  return typeof qos === 'string' ? { qosClass: qos } : {};
 }
