@@ -41,6 +41,29 @@ describe('InformerFactory', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
+  it('keys informers by their own transform too, and applies it in place of the factory one', async () => {
+    const factory = new InformerFactory(
+      () => new FakeListerWatcher<KubeObject>().enqueueList(podList('5', pod('a', '1'))),
+      {
+        clock: new FakeClock(),
+        transform: <T extends KubeObject>(o: T): T => ({ ...o, kind: 'FactoryWide' }),
+      },
+    );
+    const pods = { group: '', version: 'v1', resource: 'pods' };
+    const mark = <T extends KubeObject>(o: T): T => ({ ...o, kind: 'Own' });
+    const plain = factory.forResource(pods);
+    const own = factory.forResource(pods, { transform: mark });
+    expect(own).not.toBe(plain);
+    expect(factory.forResource(pods, { transform: mark })).toBe(own);
+    expect(own.informer.name).toBe('pods.v1?transform=1');
+    const ac = new AbortController();
+    factory.start(ac.signal);
+    await factory.waitForCacheSync(ac.signal);
+    expect(plain.lister.list().map((o) => o.kind)).toEqual(['FactoryWide']);
+    expect(own.lister.list().map((o) => o.kind)).toEqual(['Own']);
+    await factory.shutdown();
+  });
+
   it('checks its options', () => {
     const lwf = () => new FakeListerWatcher<KubeObject>();
     expect(() => new InformerFactory(lwf, { defaultResyncMs: -1 })).toThrow(KinformerError);

@@ -81,6 +81,12 @@ export interface ForResourceOptions extends SelectorOptions {
   namespace?: string;
   /** Cache `PartialObjectMetadata` (metadata only) instead of full objects. */
   metadataOnly?: boolean;
+  /**
+   * This informer's transform, in place of the factory's `transform` (a projection, or
+   * `dropManagedFields` for one kind). Part of the informer's key: each distinct function is its own
+   * informer (`pods.v1?transform=1`), so keep the function object and pass the same one to share.
+   */
+  transform?: <T extends KubeObject>(obj: T) => T;
 }
 
 /** Per-call options of the typed accessors (`factory.core.v1.pods({ namespace })`). */
@@ -129,6 +135,7 @@ export class InformerFactory {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #entries = new Map<string, Entry>();
+  readonly #transformIds = new Map<(obj: never) => unknown, number>();
   readonly #running = new Set<Promise<void>>();
   readonly #shutdown = new AbortController();
   #shuttingDown = false;
@@ -257,7 +264,7 @@ export class InformerFactory {
         details: { ...gvr },
       });
     }
-    const key = informerKey(gvr, options, this.#namespace);
+    const key = informerKey(gvr, options, this.#namespace, this.#transformIds);
     const existing = this.#entries.get(key);
     if (existing !== undefined) return existing.pair as unknown as InformerAndLister<T>;
 
@@ -275,12 +282,13 @@ export class InformerFactory {
           : built.informer.getStore().getByKey(cacheKey),
     }) as ListerWatcher<T>;
     const o = this.#options;
+    const transform = options.transform ?? o.transform;
     const informer = new SharedIndexInformer<T>(listerWatcher, {
       name: key,
       indexers: { [NAMESPACE_INDEX]: metaNamespaceIndexFunc },
       resyncPeriodMs: o.defaultResyncMs ?? 0,
       clock: this.#clock,
-      ...(o.transform === undefined ? {} : { transform: o.transform }),
+      ...(transform === undefined ? {} : { transform }),
       ...(o.queue === undefined ? {} : { queue: o.queue }),
       ...(o.atomicEvents === undefined ? {} : { atomicEvents: o.atomicEvents }),
       ...(o.freeze === undefined ? {} : { freeze: o.freeze }),
@@ -328,6 +336,7 @@ function informerKey(
   gvr: GroupVersionResource,
   options: ForResourceOptions,
   factoryNamespace: string,
+  transformIds: Map<(obj: never) => unknown, number>,
 ): string {
   const query = new URLSearchParams();
   if (options.namespace !== undefined && options.namespace !== factoryNamespace)
@@ -335,6 +344,11 @@ function informerKey(
   if (options.labelSelector) query.set('labelSelector', options.labelSelector);
   if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
   if (options.metadataOnly === true) query.set('metadataOnly', 'true');
+  if (options.transform !== undefined) {
+    let id = transformIds.get(options.transform);
+    if (id === undefined) transformIds.set(options.transform, (id = transformIds.size + 1));
+    query.set('transform', String(id));
+  }
   const base = gvrString(gvr);
   const q = query.toString();
   return q === '' ? base : `${base}?${q}`;

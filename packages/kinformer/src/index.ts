@@ -332,11 +332,13 @@ export {
 } from '@kinformer/events';
 export type {
   ApplyOptions,
+  CacheOptions,
   ControllerStats,
   DefineKindOptions,
   DeleteOptions,
   IndexRef,
   Kind,
+  KindCachePolicy,
   ManagerLeaderElectionOptions,
   ManagerOptions,
   MapToKeys,
@@ -344,6 +346,10 @@ export type {
   ObjectWriter,
   PatchOptions,
   Predicate,
+  Projected,
+  Projection,
+  ProjectionIdentity,
+  ProjectionPath,
   QueueAddOptions,
   QueueItem,
   ReconcileContext,
@@ -355,6 +361,8 @@ export type {
   RuntimeClient,
   RuntimeMetrics,
   SourceOptions,
+  StringInterner,
+  StringInternerOptions,
   WriteOptions,
   WriteRequest,
 } from '@kinformer/runtime';
@@ -372,9 +380,11 @@ export {
   kindString,
   kinds,
   predicates,
+  project,
   runtimeClientOver,
   setControllerReference,
   setupSignalHandler,
+  stringInterner,
 } from '@kinformer/runtime';
 export type { SharedInformerFactoryOptions } from './sharedInformerFactory.js';
 export { SharedInformerFactory } from './sharedInformerFactory.js';

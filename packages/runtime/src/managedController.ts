@@ -27,7 +27,8 @@ export interface KeySource {
 export interface ControllerDeps<T extends KubeObject> {
   readonly name: string;
   /** The primary kind and how to read its objects (through the writes overlay); absent: keys only. */
-  readonly primary: { kind: Kind<T>; read: (key: string) => T | undefined } | undefined;
+  readonly primary:
+    { kind: Kind<T>; read: (key: string) => T | undefined | Promise<T | undefined> } | undefined;
   readonly sources: readonly KeySource[];
   readonly reconciler: Reconciler<T>;
   readonly concurrency: number;
@@ -221,6 +222,17 @@ export class ManagedController<T extends KubeObject = KubeObject> {
 
   async #reconcileOne(key: string, reasons: string[], stopSignal: AbortSignal): Promise<void> {
     const deps = this.#deps;
+    let object: T | undefined;
+    try {
+      // From the cache, or from the API server for a kind whose cache policy is `uncached`.
+      object = await deps.primary?.read(key);
+    } catch (err) {
+      this.#counts.failed++;
+      const delay = deps.rateLimiter.when(key);
+      deps.logger.error({ err, key, retryInMs: delay }, 'reading the object failed; retrying');
+      this.#queue.add(key, { afterMs: delay, reason: 'retry' });
+      return;
+    }
     const run = new AbortController();
     const onStop = (): void => run.abort(stopSignal.reason);
     stopSignal.addEventListener('abort', onStop, { once: true });
@@ -246,7 +258,7 @@ export class ManagedController<T extends KubeObject = KubeObject> {
       key,
       namespace,
       name,
-      object: deps.primary?.read(key),
+      object,
       reasons,
       retries: deps.rateLimiter.numRequeues(key),
       signal: run.signal,

@@ -12,13 +12,15 @@ import {
 import type { Clock, KubeObject, Logger } from '@kinformer/core';
 import { ApiEventRecorder } from '@kinformer/events';
 import type { EventRecorder } from '@kinformer/events';
-import { dropManagedFields, InformerFactory, waitForCacheSync } from '@kinformer/informer';
+import { InformerFactory, waitForCacheSync } from '@kinformer/informer';
 import type { InformerAndLister, ListerWatcherFactory, SharedIndexInformer } from '@kinformer/informer';
 import { LeaderElector, LeaseLock } from '@kinformer/leader-election';
 import { createHealthHandler, createMetricsHandler, pingCheck } from '@kinformer/prometheus/health';
 import type { HealthCheck } from '@kinformer/prometheus/health';
 import { defaultControllerRateLimiter } from '@kinformer/workqueue';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { CachePolicies, informerScope, kindNotCachedError } from './cachePolicy.js';
+import type { CacheOptions, InformerEntry } from './cachePolicy.js';
 import { ControllerBuilder } from './controllerBuilder.js';
 import type { ControllerSpec, SourceOptions, SourceSpec } from './controllerBuilder.js';
 import { kindString } from './kinds.js';
@@ -84,6 +86,12 @@ export interface ManagerOptions {
    * reconcile almost never reads it). Default true; logged once at start.
    */
   stripManagedFields?: boolean;
+  /**
+   * What to cache of each kind: namespaces, selectors, metadata-only, a transform (a `project`ion),
+   * keeping managedFields, or nothing at all (`uncached`: reads go to the API server). See
+   * {@link KindCachePolicy}.
+   */
+  cache?: CacheOptions;
   /** Wraps every reconcile of every controller (instrumentation, sharding). */
   reconcileHook?: ReconcileHook;
   /** What `ctx.client` writes through (default: `@kinformer/client-node`'s ObjectClient on the KubeConfig). */
@@ -126,7 +134,8 @@ export class Manager {
   readonly #logger: Logger;
   readonly #overlay: WriteOverlay;
   readonly #controllers: Array<{ controller: ManagedController<KubeObject>; leader: boolean }> = [];
-  readonly #informers = new Map<string, InformerAndLister<KubeObject>>();
+  readonly #informers = new Map<string, InformerEntry>();
+  readonly #cache: CachePolicies;
   readonly #ownRecorder: ApiEventRecorder | undefined;
   readonly #elector: LeaderElector | undefined;
   #leading = false;
@@ -139,12 +148,11 @@ export class Manager {
     this.#options = options;
     this.#clock = options.clock ?? realClock;
     this.#logger = componentLogger(options.logger, { component: 'manager', manager: this.name });
-    const strip = options.stripManagedFields ?? true;
+    this.#cache = new CachePolicies(options.cache, options.stripManagedFields ?? true);
     this.factory = new InformerFactory(
       options.listerWatcherFactory ?? kubeConfigListerWatchers(kubeConfig, options.logger),
       {
         ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-        ...(strip ? { transform: dropManagedFields } : {}),
         clock: this.#clock,
         ...(options.logger === undefined ? {} : { logger: options.logger }),
       },
@@ -202,24 +210,44 @@ export class Manager {
   }
 
   /**
-   * The shared informer and lister of a kind (started with the Manager). Controllers use the same
-   * ones; ask with the same options to share.
+   * The shared informer and lister of a kind (started with the Manager), within the kind's cache
+   * policy (`cache.byKind`: its namespaces, selectors, metadata-only and transform apply). Controllers
+   * use the same ones; ask with the same options to share. A `transform` (e.g. a `project`ion) gives
+   * an informer of its own, typed by what it returns; a metadata-only request is served by a full
+   * informer of the same scope when one exists.
    */
-  informer<T extends KubeObject>(
+  informer<T extends KubeObject, U extends KubeObject = T>(
     kind: Kind<T>,
-    options: Omit<SourceOptions<T>, 'predicates'> & { metadataOnly?: boolean } = {},
-  ): InformerAndLister<T> {
-    const key = `${kindString(kind)}?${options.namespace ?? ''}&${options.labelSelector ?? ''}&${options.fieldSelector ?? ''}&${options.metadataOnly === true}`;
-    const existing = this.#informers.get(key);
-    if (existing !== undefined) return existing as unknown as InformerAndLister<T>;
+    options: Omit<SourceOptions<T>, 'predicates'> & {
+      metadataOnly?: boolean;
+      transform?: (obj: T) => U;
+    } = {},
+  ): InformerAndLister<U> {
+    const policy = this.#cache.of(kind);
+    const scope = informerScope(kind, policy, options, this.#options.namespace ?? '');
+    const transform =
+      options.transform === undefined
+        ? this.#cache.transformOf(kind)
+        : this.#cache.withStrip(kind, options.transform as unknown as (obj: KubeObject) => KubeObject);
+    const found = this.#findInformer(kind, scope, transform);
+    if (found !== undefined) return found.pair as unknown as InformerAndLister<U>;
     const pair = this.factory.forResource<T>(kind, {
-      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-      ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
-      ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
-      ...(options.metadataOnly === true ? { metadataOnly: true } : {}),
+      ...(scope.namespace === undefined ? {} : { namespace: scope.namespace }),
+      ...(scope.labelSelector === undefined ? {} : { labelSelector: scope.labelSelector }),
+      ...(scope.fieldSelector === undefined ? {} : { fieldSelector: scope.fieldSelector }),
+      ...(scope.metadataOnly ? { metadataOnly: true } : {}),
+      ...(transform === undefined ? {} : { transform: transform as <X extends KubeObject>(obj: X) => X }),
     });
-    this.#informers.set(key, pair as unknown as InformerAndLister<KubeObject>);
-    if (options.metadataOnly !== true) {
+    this.#addInformer({
+      kind: kindString(kind),
+      namespace: scope.namespace ?? this.#options.namespace ?? '',
+      selectors: `${scope.labelSelector ?? ''}&${scope.fieldSelector ?? ''}`,
+      metadataOnly: scope.metadataOnly,
+      transform,
+      projected: options.transform !== undefined,
+      pair: pair as unknown as InformerAndLister<KubeObject>,
+    });
+    if (!scope.metadataOnly && options.transform === undefined) {
       // Read-your-writes: what the informer delivers retires the overlay's entries for it.
       const kindKey = kindString(kind);
       const overlay = this.#overlay;
@@ -236,7 +264,61 @@ export class Manager {
       );
     }
     if (this.#started) this.factory.start(this.#stopSignal ?? new AbortController().signal);
-    return pair;
+    return pair as unknown as InformerAndLister<U>;
+  }
+
+  /**
+   * Reads `key` of `kind` like {@link get}, and from the API server (through {@link client}) when
+   * the kind's policy is `uncached`. What a reconcile's `ctx.object` is read with.
+   */
+  async read<T extends KubeObject>(
+    kind: Kind<T>,
+    key: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<T | undefined> {
+    if (this.#cache.of(kind)?.uncached !== true) return this.get(kind, key);
+    const slash = key.indexOf('/');
+    const ref = slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+    return await this.client.get(kind, ref, options);
+  }
+
+  #findInformer(
+    kind: Kind,
+    scope: { namespace?: string; labelSelector?: string; fieldSelector?: string; metadataOnly: boolean },
+    transform: ((obj: KubeObject) => KubeObject) | undefined,
+  ): InformerEntry | undefined {
+    const namespace = scope.namespace ?? this.#options.namespace ?? '';
+    const selectors = `${scope.labelSelector ?? ''}&${scope.fieldSelector ?? ''}`;
+    const same = [...this.#informers.values()].filter(
+      (e) => e.kind === kindString(kind) && e.namespace === namespace && e.selectors === selectors,
+    );
+    return (
+      same.find((e) => e.metadataOnly === scope.metadataOnly && e.transform === transform) ??
+      // The full objects hold the metadata: no second informer for a metadata-only request.
+      (scope.metadataOnly ? same.find((e) => !e.metadataOnly && !e.projected) : undefined)
+    );
+  }
+
+  readonly #warnedTwice = new Set<string>();
+
+  #addInformer(entry: InformerEntry): void {
+    const scope = `${entry.kind} namespace=${entry.namespace || '(all)'} selectors=${entry.selectors}`;
+    const twin = [...this.#informers.values()].find(
+      (e) => e.kind === entry.kind && e.namespace === entry.namespace && e.selectors === entry.selectors,
+    );
+    this.#informers.set(entry.pair.informer.name, entry);
+    if (twin === undefined || this.#warnedTwice.has(scope)) return;
+    this.#warnedTwice.add(scope);
+    const what = (e: InformerEntry): string =>
+      e.metadataOnly ? 'metadata-only' : e.projected ? 'projected' : 'full';
+    this.#logger.warn(
+      {
+        kind: entry.kind,
+        namespace: entry.namespace,
+        informers: [twin.pair.informer.name, entry.pair.informer.name],
+      },
+      `${entry.kind} is cached twice in one scope (${what(twin)} and ${what(entry)}): ask for the full informer first (a metadata-only request then shares it), or set cache.byKind metadataOnly for the kind`,
+    );
   }
 
   /**
@@ -246,13 +328,14 @@ export class Manager {
    * cluster-wide informer behind your back.
    */
   get<T extends KubeObject>(kind: Kind<T>, key: string): T | undefined {
-    const pair = this.#fullInformerOf(kind);
+    const policy = this.#cache.of(kind);
+    if (policy?.uncached === true) throw kindNotCachedError(kind, 'uncached');
+    const slash = key.indexOf('/');
+    const namespace = slash < 0 ? '' : key.slice(0, slash);
+    const pair = this.#fullInformerOf(kind, namespace);
     if (pair === undefined) {
-      throw new KinformerError(
-        ErrorCodes.KIND_NOT_CACHED,
-        `no informer caches ${kindString(kind)}: add it to a controller (for/watches) or call mgr.informer(kind) before start`,
-        { details: { kind: kindString(kind) } },
-      );
+      const outside = policy?.namespaces !== undefined && !policy.namespaces.includes(namespace);
+      throw kindNotCachedError(kind, outside ? { namespace } : 'none');
     }
     return this.#overlay.read(
       kindString(kind),
@@ -298,7 +381,7 @@ export class Manager {
   /** The `/readyz` checks: ping, and every informer synced (the failure names each one and why). */
   readyChecks(): HealthCheck[] {
     const informers = (): SharedIndexInformer<KubeObject>[] =>
-      [...this.#informers.values()].map((p) => p.informer);
+      [...this.#informers.values()].map((e) => e.pair.informer);
     return [
       pingCheck,
       {
@@ -337,7 +420,9 @@ export class Manager {
     if (signal.aborted) stop.abort(signal.reason);
     else signal.addEventListener('abort', onAbort, { once: true });
     if (this.#options.stripManagedFields ?? true)
-      this.#logger.info('cached objects drop metadata.managedFields (stripManagedFields: false keeps them)');
+      this.#logger.info(
+        'cached objects drop metadata.managedFields (stripManagedFields: false, or per kind in cache.byKind, keeps them)',
+      );
     const workers = new AbortController(); // aborts first on stop, so reconciles end before the Lease is released
     stop.signal.addEventListener('abort', () => workers.abort(stop.signal.reason), { once: true });
     try {
@@ -458,11 +543,19 @@ export class Manager {
     if (this.#started)
       throw new KinformerError(ErrorCodes.ALREADY_STARTED, `controller ${spec.name} was added after start`);
     const primary = spec.primary;
-    const sources: KeySource[] = spec.sources.map((s) => this.#source(s, primary, spec.predicates));
+    const sources: KeySource[] = spec.sources.flatMap((s) =>
+      this.#namespacesOf(s).map((namespace) =>
+        this.#source(
+          namespace === undefined ? s : { ...s, options: { ...s.options, namespace } },
+          primary,
+          spec.predicates,
+        ),
+      ),
+    );
     const retry = this.#options.retry ?? {};
     const controller = new ManagedController<T>({
       name: spec.name,
-      primary: primary === undefined ? undefined : { kind: primary, read: (key) => this.get(primary, key) },
+      primary: primary === undefined ? undefined : { kind: primary, read: (key) => this.read(primary, key) },
       sources,
       reconciler: spec.reconciler,
       concurrency: spec.concurrency,
@@ -480,6 +573,14 @@ export class Manager {
       leader: spec.needLeaderElection,
     });
     return controller;
+  }
+
+  /** A source without a namespace of a kind cached in several namespaces watches each of them. */
+  #namespacesOf(spec: SourceSpec): Array<string | undefined> {
+    const namespaces = this.#cache.of(spec.kind)?.namespaces;
+    return spec.options.namespace === undefined && namespaces !== undefined && namespaces.length > 1
+      ? [...namespaces]
+      : [undefined];
   }
 
   #source(spec: SourceSpec, primary: Kind | undefined, shared: readonly Predicate[]): KeySource {
@@ -544,13 +645,24 @@ export class Manager {
   }
 
   #cached(kind: Kind, key: string): KubeObject | undefined {
-    return this.#fullInformerOf(kind)?.informer.getIndexer().getByKey(key);
+    const slash = key.indexOf('/');
+    return this.#fullInformerOf(kind, slash < 0 ? '' : key.slice(0, slash))
+      ?.informer.getIndexer()
+      .getByKey(key);
   }
 
-  #fullInformerOf(kind: Kind): InformerAndLister<KubeObject> | undefined {
-    const prefix = `${kindString(kind)}?`;
-    for (const [key, pair] of this.#informers)
-      if (key.startsWith(prefix) && key.endsWith('&false')) return pair;
+  /** The informer `get` reads `kind` from in `namespace`: a full one, or metadata-only when the policy says so. */
+  #fullInformerOf(kind: Kind, namespace: string): InformerAndLister<KubeObject> | undefined {
+    const metadataOnly = this.#cache.of(kind)?.metadataOnly === true;
+    const key = kindString(kind);
+    for (const e of this.#informers.values())
+      if (
+        e.kind === key &&
+        e.metadataOnly === metadataOnly &&
+        !e.projected &&
+        (e.namespace === '' || e.namespace === namespace)
+      )
+        return e.pair;
     return undefined;
   }
 
