@@ -12,10 +12,16 @@ export interface OpenedRequest {
   res: IncomingMessage;
 }
 
-/** What to GET, relative to the current cluster's server URL. */
+/** What to request (a GET unless `method` says otherwise), relative to the current cluster's server URL. */
 export interface RequestTarget {
   /** API path plus query string, e.g. `/api/v1/pods?watch=true`. */
   path: string;
+  /** HTTP method (default `GET`). */
+  method?: string;
+  /** The request body (writes); sent with `contentType`. */
+  body?: string;
+  /** `Content-Type` of `body` (default `application/json`). */
+  contentType?: string;
   /** The `Accept` header. */
   accept: string;
   /** Context for errors (resource, verb). Never credentials. */
@@ -167,10 +173,12 @@ async function openOnce(
 ): Promise<OpenedRequest & { lease: CredentialLease | undefined }> {
   if (signal.aborted) throw abortError(signal);
   const base = serverBase(kc, target.details);
-  const options: https.RequestOptions = {
-    method: 'GET',
-    headers: { Accept: target.accept, 'User-Agent': USER_AGENT },
-  };
+  const headers: http.OutgoingHttpHeaders = { Accept: target.accept, 'User-Agent': USER_AGENT };
+  if (target.body !== undefined) {
+    headers['Content-Type'] = target.contentType ?? 'application/json';
+    headers['Content-Length'] = Buffer.byteLength(target.body);
+  }
+  const options: https.RequestOptions = { method: target.method ?? 'GET', headers };
   const lease = await applyKubeConfig(kc, options, target.details, signal);
   if (signal.aborted) throw abortError(signal);
   // Verify the server certificate unless the kubeconfig says skipTLSVerify, whatever
@@ -210,8 +218,9 @@ async function openOnce(
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (settled || req !== current) return;
         if (req.reusedSocket && retries < STALE_CONNECTION_RETRIES) {
-          // The server closed the idle connection as we reused it: nothing was answered, so the GET
-          // is sent again on a fresh connection (Go's transport does the same).
+          // The server closed the idle connection as we reused it: nothing was answered (the
+          // server never read the request), so it is sent again on a fresh connection, as Go's
+          // transport does for a request that was not processed.
           retries++;
           send();
           return;
@@ -229,7 +238,7 @@ async function openOnce(
           ),
         );
       });
-      req.end();
+      req.end(target.body);
     };
     signal.addEventListener('abort', onAbort, { once: true });
     send();

@@ -12,3 +12,16 @@ export { requestOptions } from './requestOptions.js';
 export { isStatus } from './responseError.js';
 export type { ListDecoderOptions } from './listDecoder.js';
 export { DEFAULT_MAX_LIST_ITEM_BYTES, ListDecoder } from './listDecoder.js';
+export type {
+  ApplyCallOptions,
+  CallOptions,
+  DeleteCallOptions,
+  ListCallOptions,
+  ListPage,
+  ObjectClientOptions,
+  ObjectKey,
+  PatchCallOptions,
+  ResourceOf,
+  WriteCallOptions,
+} from './objectClient.js';
+export { isAlreadyExists, isConflict, isNotFound, ObjectClient, typedResource } from './objectClient.js';

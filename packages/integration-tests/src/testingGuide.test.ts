@@ -5,10 +5,13 @@ import { createLogger, deletionHandlingMetaNamespaceKeyFunc as keyOf, ErrorCodes
 import { FakeClock } from '@kinformer/core/testing';
 import { SharedIndexInformer, SharedInformerFactory, waitForCacheSync } from 'kinformer';
 import { FakeApiServer, FakeListerWatcher } from '@kinformer/testing';
+import { ObjectClient, typedResource } from '@kinformer/client-node';
 import { RateLimitingQueue } from '@kinformer/workqueue';
 import { CoreV1Api, CustomObjectsApi, loadYaml, type KubeConfig, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 
 // docs: helpers
+/** A custom resource of the examples. */
+type Widget = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string }; spec?: { size?: number }; status?: { ready?: boolean } };
 /** A minimal pod: `name` or `namespace/name`, with optional labels and resourceVersion. */
 function pod(nameOrKey: string, labels?: Record<string, string>, resourceVersion?: string): V1Pod {
   const slash = nameOrKey.indexOf('/');
@@ -169,6 +172,36 @@ spec:
     await expect(
       api.createNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'nope', plural: 'widgets', body: widget }),
     ).rejects.toMatchObject({ code: 404 }); // namespaces "nope" not found
+    // docs: end
+  });
+});
+
+describe('writes as in a cluster', () => {
+  let server: FakeApiServer;
+  afterEach(() => server?.close());
+
+  test('status split, apply conflicts, dry run', async () => {
+    // docs: writes
+    server = await FakeApiServer.start();
+    server.registerResource({
+      group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', namespaced: true,
+      customResource: true,
+      subresources: { status: {} },
+      listTypes: { 'spec.ports': { type: 'map', keys: ['port'] } }, // else CR lists apply atomically
+    });
+    const widgets = typedResource<Widget>({ group: 'example.com', version: 'v1', resource: 'widgets' });
+    const client = new ObjectClient(server.kubeConfig(), { fieldManager: 'my-controller' });
+    const w = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default' } };
+    await client.apply(widgets, { ...w, spec: { size: 1 } }); // server-side apply: creates it
+    const key = { namespace: 'default', name: 'w' };
+    const viaObject = await client.patch(widgets, key, { status: { ready: true } });
+    expect(viaObject.status).toBeUndefined(); // only /status writes status
+    await client.patchStatus(widgets, key, { status: { ready: true } });
+    const rv = server.resourceVersion;
+    await client.delete(widgets, key, { dryRun: true });
+    expect(server.resourceVersion).toBe(rv); // a dry run changes nothing
+    const theirs = client.apply(widgets, { ...w, spec: { size: 2 } }, { fieldManager: 'someone-else' });
+    await expect(theirs).rejects.toMatchObject({ status: { reason: 'Conflict' } }); // .spec.size is mine
     // docs: end
   });
 });

@@ -26,7 +26,11 @@ export type ApiPath =
 
 const UNKNOWN: ApiPath = { kind: 'unknown' };
 const NOT_FOUND: ApiPath = { kind: 'notFound' };
-const SUBRESOURCES = new Set(['status']);
+/** Whether `type` serves `subresource` (`status`, `scale`): a route that does not exist is a 404. */
+function serves(type: ResourceType, subresource: string): boolean {
+  if (subresource === 'status') return type.subresources.status;
+  return subresource === 'scale' && type.subresources.scale !== undefined;
+}
 
 function segmentsOf(pathname: string): string[] | undefined {
   try {
@@ -50,7 +54,7 @@ function resourcePath(registry: ResourceRegistry, group: string, version: string
     if (type?.namespaced) {
       if (rest.length > 5) return NOT_FOUND;
       const subresource = rest[4];
-      if (subresource !== undefined && (forceWatch || !SUBRESOURCES.has(subresource))) return NOT_FOUND;
+      if (subresource !== undefined && (forceWatch || !serves(type, subresource))) return NOT_FOUND;
       return { kind: 'resource', type, namespace: rest[1], name: rest[3], subresource, forceWatch };
     }
   }
@@ -65,7 +69,7 @@ function resourcePath(registry: ResourceRegistry, group: string, version: string
   }
   if (rest.length > 3) return NOT_FOUND;
   const subresource = rest[2];
-  if (subresource !== undefined && (forceWatch || !SUBRESOURCES.has(subresource))) return NOT_FOUND;
+  if (subresource !== undefined && (forceWatch || !serves(type, subresource))) return NOT_FOUND;
   return { kind: 'resource', type, namespace: undefined, name: rest[1], subresource, forceWatch };
 }
 

@@ -20,6 +20,8 @@ import { toWireForm } from './schemas.js';
 import { rfc3339 } from './storedForm.js';
 import { fakeKubeConfig, type FakeKubeConfigOptions } from './fakeKubeConfig.js';
 import { FakeApiServerFaults } from './faults.js';
+import { GarbageCollector } from './garbageCollector.js';
+import { serveApply } from './serverSideApply.js';
 import { HttpApi } from './httpApi.js';
 import { jsonClone } from './jsonClone.js';
 import { ObjectStore, type DeletePreconditions } from './objectStore.js';
@@ -136,6 +138,12 @@ export interface FakeApiServerOptions {
    * certificates (see {@link ClientAuthMode}).
    */
   tls?: boolean | FakeApiServerTlsOptions;
+  /**
+   * Run a cluster's garbage collector (default true): deleting an owner deletes its dependents
+   * (background), deletes them first (`propagationPolicy: Foreground`) or unlinks them (`Orphan`).
+   * See `garbageCollector.ts`.
+   */
+  garbageCollector?: boolean;
 }
 
 /** Options of the waiting helpers. */
@@ -160,6 +168,17 @@ export interface InProcessDeleteOptions {
   preconditions?: DeletePreconditions;
   /** `DeleteOptions.gracePeriodSeconds` (pods: 0 deletes at once; default the pod's own). */
   gracePeriodSeconds?: number;
+  /** What happens to the dependents (default `Background`: the garbage collector deletes them). */
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+}
+
+/** Options of {@link FakeApiServer.apply}. */
+export interface InProcessApplyOptions {
+  /** The field manager (required, as over HTTP). */
+  fieldManager: string;
+  /** Take the fields other managers own instead of failing with 409. */
+  force?: boolean;
+  subresource?: 'status';
 }
 
 /**
@@ -230,6 +249,8 @@ export class FakeApiServer {
       clock: this.#clock,
       gracefulPods: options.gracefulPodDeletion ?? false,
     });
+    // The collector subscribes to the store's commits; it lives as long as the store.
+    if (options.garbageCollector ?? true) GarbageCollector.attach(this.store);
     this.timing = {
       clock: this.#clock,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
@@ -521,9 +542,37 @@ export class FakeApiServer {
   ): Stored<T> {
     const type = this.#registry.resolve(resource);
     const [ns, name] = this.#split(type, nameOrKey, options.namespace);
-    const behaviour =
-      options.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: options.gracePeriodSeconds };
+    const behaviour = {
+      ...(options.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: options.gracePeriodSeconds }),
+      ...(options.propagationPolicy === undefined ? {} : { propagationPolicy: options.propagationPolicy }),
+    };
     return this.store.delete(type, ns, name, options.preconditions, behaviour).entry.toObject<Stored<T>>();
+  }
+
+  /**
+   * Server-side apply, as a `PATCH` with `application/apply-patch+yaml` would do it (see
+   * `serverSideApply.ts`): creates the object when missing, merges `object` into it, records
+   * `fieldManager` in `managedFields`. Returns a copy of the result.
+   * @throws KinformerError 409 Conflict naming the managers and fields it would take (unless `force`).
+   */
+  apply<T extends KubeObject>(resource: ResourceRef, object: T, options: InProcessApplyOptions): Stored<T> {
+    const type = this.#registry.resolve(resource);
+    const config = jsonClone(object) as unknown as Record<string, unknown>;
+    const meta = (config.metadata ?? {}) as { name?: string; namespace?: string };
+    return serveApply(
+      this.store,
+      {
+        type,
+        namespace: type.namespaced ? (meta.namespace ?? 'default') : '',
+        name: meta.name ?? '',
+        subresource: options.subresource,
+        manager: options.fieldManager,
+        force: options.force ?? false,
+        dryRun: false,
+        now: this.#clock.now(),
+      },
+      { apiVersion: type.apiVersion, kind: type.kind, ...config },
+    ).entry.toObject<Stored<T>>();
   }
 
   /**

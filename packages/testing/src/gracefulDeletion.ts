@@ -12,6 +12,10 @@ import { isEmpty, rec, rfc3339 } from './storedForm.js';
 export interface DeleteBehaviour {
   /** `gracePeriodSeconds` (negative values count as 1, as the real server does). */
   gracePeriodSeconds?: number;
+  /** `propagationPolicy`: what happens to the dependents (default `Background`). */
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  /** `dryRun=All`: work out the deletion, write nothing. */
+  dryRun?: boolean;
 }
 
 /**

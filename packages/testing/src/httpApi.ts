@@ -29,7 +29,7 @@ import {
 } from './listOptions.js';
 import { negotiate, type Representation, type ResponseTarget } from './negotiation.js';
 import type { DeletePreconditions, ObjectStore } from './objectStore.js';
-import { patchTypeOf } from './patch.js';
+import { patchTypeOf, type PatchType } from './patch.js';
 import { RequestRecord } from './recordedRequest.js';
 import type { ResourceRegistry } from './resourceRegistry.js';
 import {
@@ -48,12 +48,23 @@ import {
   badRequestError,
   genericNotFoundError,
   makeStatus,
+  statusError,
   methodNotAllowedError,
   unauthorizedError,
   unsupportedPatchTypeError,
 } from './statusErrors.js';
 import type { StoredEntry } from './storedEntry.js';
 import { Watcher, type WatchHost } from './watchHandler.js';
+import { scaleOf, updateScale } from './scale.js';
+import { isApplyPatch, parseAppliedConfiguration, serveApply } from './serverSideApply.js';
+import {
+  defaultFieldManager,
+  parseDryRun,
+  parsePatchOptions,
+  parsePropagationPolicy,
+  type WriteOptions,
+} from './writeOptions.js';
+import { applyJsonPatch, applyMergePatch, PatchError } from './patch.js';
 
 /** What the HTTP layer needs from its server. */
 export interface HttpApiContext {
@@ -239,6 +250,10 @@ export class HttpApi {
       case 'get': {
         const representation = this.#negotiate(req, 'object');
         const entry = ctx.store.get(path.type, path.namespace ?? '', path.name!);
+        if (path.subresource === 'scale') {
+          sendJson(res, 200, JSON.stringify(scaleOf(path.type, entry)), pretty);
+          return;
+        }
         if (representation === 'table') {
           const obj = JSON.parse(entry.typedJson()) as JsonObject;
           const table = toTable(path.type, [obj], {}, includeObjectOf(params), ctx.clock.now());
@@ -250,6 +265,7 @@ export class HttpApi {
       }
       case 'create': {
         if (path.type.namespaced && path.namespace === undefined) throw methodNotAllowedError();
+        const options = this.#writeOptions(req, params, 'CreateOptions', undefined);
         const body = await this.#readObject(req);
         if (isReview(path.type)) {
           sendJson(res, 201, JSON.stringify(review(path.type, body, identity?.user)), pretty);
@@ -260,36 +276,64 @@ export class HttpApi {
           fieldValidation: fieldValidationOf(params),
         });
         if (ctx.namespaceLifecycle) checkNamespace(ctx.registry, ctx.store, path.type, path.namespace);
-        const entry = ctx.store.create(path.type, path.namespace, body);
+        const entry = ctx.store.create(path.type, path.namespace, body, options);
         addWarnings(res, warnings);
         sendJson(res, 201, entry.typedJson(), pretty);
         return;
       }
       case 'update': {
+        const options = this.#writeOptions(req, params, 'UpdateOptions', path.subresource);
         const body = await this.#readObject(req);
+        if (path.subresource === 'scale') {
+          const entry = updateScale(ctx.store, path.type, path.namespace ?? '', path.name!, body, options);
+          sendJson(res, 200, JSON.stringify(scaleOf(path.type, entry)), pretty);
+          return;
+        }
         const warnings = decodeWrite(path.type, body, {
           creating: false,
           fieldValidation: fieldValidationOf(params),
         });
         addWarnings(res, warnings);
-        const entry = ctx.store.update(
-          path.type,
-          path.namespace,
-          path.name,
-          body,
-          path.subresource === undefined ? {} : { subresource: path.subresource },
-        );
+        const entry = ctx.store.update(path.type, path.namespace, path.name, body, options);
         sendJson(res, 200, entry.typedJson(), pretty);
         return;
       }
       case 'patch': {
+        if (isApplyPatch(req.headers['content-type']) && path.subresource !== 'scale') {
+          const apply = parsePatchOptions(params, true)!;
+          const dryRun = parseDryRun('PatchOptions', params.getAll('dryRun'));
+          const config = parseAppliedConfiguration(await readBody(req));
+          const { entry, created } = serveApply(
+            ctx.store,
+            {
+              type: path.type,
+              namespace: path.namespace ?? '',
+              name: path.name!,
+              subresource: path.subresource,
+              manager: apply.fieldManager,
+              force: apply.force,
+              dryRun,
+              now: ctx.clock.now(),
+            },
+            config,
+          );
+          sendJson(res, created ? 201 : 200, entry.typedJson(), pretty);
+          return;
+        }
         const patchType = patchTypeOf(req.headers['content-type']);
         if (patchType === undefined || (patchType === 'strategic' && path.type.customResource)) {
           await readBody(req);
           throw unsupportedPatchTypeError(path.type);
         }
+        parsePatchOptions(params, false);
+        const options = this.#writeOptions(req, params, 'PatchOptions', path.subresource);
         const body = await readJson(req);
         const fieldValidation = fieldValidationOf(params);
+        if (path.subresource === 'scale') {
+          const entry = this.#patchScale(path, patchType, body, options);
+          sendJson(res, 200, JSON.stringify(scaleOf(path.type, entry)), pretty);
+          return;
+        }
         const entry = ctx.store.patch(
           path.type,
           path.namespace ?? '',
@@ -297,6 +341,7 @@ export class HttpApi {
           patchType,
           body,
           path.subresource,
+          options,
           (patched) =>
             addWarnings(res, decodeWrite(path.type, patched, { creating: false, fieldValidation })),
         );
@@ -329,8 +374,8 @@ export class HttpApi {
         return;
       }
       case 'deletecollection': {
-        await readBody(req);
-        this.#deleteCollection(res, path, params, pretty);
+        const { behaviour } = deleteOptions(await readBody(req), params);
+        this.#deleteCollection(res, path, params, pretty, behaviour);
         return;
       }
       case 'discovery':
@@ -459,7 +504,45 @@ export class HttpApi {
     await watcher.start();
   }
 
-  #deleteCollection(res: ServerResponse, path: ResourcePath, params: URLSearchParams, pretty: boolean): void {
+  /** The options of a create/update/patch request: dry run, field manager, the strategy. */
+  #writeOptions(
+    req: IncomingMessage,
+    params: URLSearchParams,
+    kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions',
+    subresource: string | undefined,
+  ): WriteOptions {
+    const options: WriteOptions = {
+      strategy: true,
+      dryRun: parseDryRun(kind, params.getAll('dryRun')),
+      fieldManager: defaultFieldManager(params.get('fieldManager'), req.headers['user-agent']),
+    };
+    if (subresource !== undefined) options.subresource = subresource;
+    return options;
+  }
+
+  /** A patch of `/scale`: the patch applies to the Scale, which is then written as a PUT would. */
+  #patchScale(path: ResourcePath, patchType: PatchType, body: unknown, options: WriteOptions): StoredEntry {
+    const { store } = this.#ctx;
+    const scale = scaleOf(path.type, store.get(path.type, path.namespace ?? '', path.name!));
+    let patched: unknown;
+    try {
+      patched = patchType === 'json' ? applyJsonPatch(scale, body) : applyMergePatch(scale, body);
+    } catch (err) {
+      if (!(err instanceof PatchError)) throw err;
+      throw err.httpStatus === 400
+        ? badRequestError(err.message)
+        : statusError(makeStatus({ code: 422, reason: 'Invalid', message: err.message }));
+    }
+    return updateScale(store, path.type, path.namespace ?? '', path.name!, patched, options);
+  }
+
+  #deleteCollection(
+    res: ServerResponse,
+    path: ResourcePath,
+    params: URLSearchParams,
+    pretty: boolean,
+    behaviour: DeleteBehaviour,
+  ): void {
     const { store, watchList } = this.#ctx;
     const query = decodeListOptions(params, path.type, { forceWatch: false, watchList });
     const filter = selectorFilter(query);
@@ -469,7 +552,7 @@ export class HttpApi {
       const entry = table.entries.get(key);
       if (!entry || (path.namespace !== undefined && entry.namespace !== path.namespace)) continue;
       if (filter && !filter(entry)) continue;
-      deleted.push(store.delete(path.type, entry.namespace, entry.name).entry);
+      deleted.push(store.delete(path.type, entry.namespace, entry.name, {}, behaviour).entry);
     }
     const type = path.type;
     const body = `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(type.apiVersion)},"metadata":{"resourceVersion":"${store.rev}"},"items":[${deleted.map((e) => e.itemJson()).join(',')}]}`;
@@ -535,17 +618,31 @@ function deleteOptions(
   if (raw.trim() === '') {
     const grace = params.get('gracePeriodSeconds');
     if (grace !== null && /^[+-]?\d+$/.test(grace)) behaviour.gracePeriodSeconds = Number(grace);
+    const policy = parsePropagationPolicy(params.get('propagationPolicy') ?? undefined);
+    if (policy !== undefined) behaviour.propagationPolicy = policy;
+    else if (parseQueryBool(params.get('orphanDependents')) === true) behaviour.propagationPolicy = 'Orphan';
+    if (parseDryRun('DeleteOptions', params.getAll('dryRun'))) behaviour.dryRun = true;
     return { preconditions, behaviour };
   }
   const options = parseJsonBody(raw) as {
     preconditions?: { uid?: unknown; resourceVersion?: unknown };
     gracePeriodSeconds?: unknown;
+    propagationPolicy?: unknown;
+    orphanDependents?: unknown;
+    dryRun?: unknown;
   } | null;
   const pre = options?.preconditions;
   if (typeof pre?.uid === 'string') preconditions.uid = pre.uid;
   if (typeof pre?.resourceVersion === 'string') preconditions.resourceVersion = pre.resourceVersion;
   if (typeof options?.gracePeriodSeconds === 'number')
     behaviour.gracePeriodSeconds = options.gracePeriodSeconds;
+  const policy = parsePropagationPolicy(options?.propagationPolicy);
+  if (policy !== undefined) behaviour.propagationPolicy = policy;
+  else if (options?.orphanDependents === true) behaviour.propagationPolicy = 'Orphan';
+  const dryRun = Array.isArray(options?.dryRun)
+    ? (options.dryRun as unknown[]).map(String)
+    : params.getAll('dryRun');
+  if (parseDryRun('DeleteOptions', dryRun)) behaviour.dryRun = true;
   return { preconditions, behaviour };
 }
 

@@ -1,5 +1,6 @@
 export type {
   FakeApiServerOptions,
+  InProcessApplyOptions,
   InProcessDeleteOptions,
   InProcessPatchOptions,
   Stored,
@@ -27,6 +28,13 @@ export type { SlowConsumerLimit, WatchInjection } from './watchHandler.js';
 export type { WatchCacheLagOptions } from './watchCacheLag.js';
 export type { RecordedRequest } from './recordedRequest.js';
 export type { ResourceDefinition, ResourceRef, ResourceType } from './resourceRegistry.js';
+export type {
+  ListType,
+  ListTypes,
+  ResolvedSubresources,
+  ScaleSubresource,
+  Subresources,
+} from './subresources.js';
 export { DEFAULT_RESOURCES } from './resourceRegistry.js';
 export type { PatchType } from './patch.js';
 export type { DeletePreconditions } from './objectStore.js';

@@ -21,6 +21,9 @@ import {
 import { StoredEntry, type StoredObject } from './storedEntry.js';
 import { applyStrategicMergePatch, patchSchemaFor } from './strategicMergePatch.js';
 import { asBody, buildMeta, normalize, randomSuffix, rec, rfc3339, text } from './storedForm.js';
+import { trackUpdate, sameIgnoringManagerTimes } from './managedFields.js';
+import type { WriteOptions } from './writeOptions.js';
+import { nextGeneration, prepareForCreate, prepareForUpdate } from './writeStrategy.js';
 
 /** Receives every write to one resource type, in revision order (a watcher). */
 export interface EventSink {
@@ -126,6 +129,7 @@ export class ObjectStore {
   readonly #terminations = new Map<string, { run: () => void; timer: Timer }>();
   readonly #gracefulPods: boolean;
   readonly #onRevision: ((rev: number) => void) | undefined;
+  readonly #commitListeners: Array<(event: HistoryEvent) => void> = [];
   #rev: number;
   #compactedRV: number;
 
@@ -260,6 +264,15 @@ export class ObjectStore {
     table.lastWriteRev = entry.rev;
     for (const watcher of table.watchers) watcher.deliver(event);
     this.#notifyRevision();
+    for (const listener of this.#commitListeners) listener(event);
+  }
+
+  /**
+   * Calls `listener` after every committed write (watchers have the event by then). A listener may
+   * write to the store (the garbage collector does).
+   */
+  addCommitListener(listener: (event: HistoryEvent) => void): void {
+    this.#commitListeners.push(listener);
   }
 
   /**
@@ -339,8 +352,14 @@ export class ObjectStore {
    * with a `spec`, generation 1; `generateName` gets a random suffix. `body` is owned by the store.
    * @throws 409 AlreadyExists, 422 when neither name nor generateName is set, 400 namespace mismatch.
    */
-  create(type: ResourceType, urlNamespace: string | undefined, body: unknown): StoredEntry {
-    const obj = asBody(body);
+  create(
+    type: ResourceType,
+    urlNamespace: string | undefined,
+    body: unknown,
+    options: WriteOptions = {},
+  ): StoredEntry {
+    let obj = asBody(body);
+    if (options.strategy === true) obj = prepareForCreate(type, obj);
     const meta = rec(obj.metadata);
     const namespace = this.#namespaceOf(type, urlNamespace, meta);
     const table = this.table(type);
@@ -358,7 +377,17 @@ export class ObjectStore {
     this.#checkName(type, name);
     if (table.entries.has(namespace === '' ? name : `${namespace}/${name}`))
       throw alreadyExistsError(type, name);
-    const rev = ++this.#rev;
+    // A dry run gets everything a create sets but a resourceVersion (dryrun.go copies the object
+    // without writing it; storage sets the version).
+    const rev = options.dryRun === true ? this.#rev : ++this.#rev;
+    const managedFields =
+      options.fieldManager === undefined
+        ? meta.managedFields
+        : trackUpdate(
+            { type, subresource: undefined, manager: options.fieldManager, now: this.#clock.now() },
+            undefined,
+            obj,
+          );
     const stored = normalize(
       type,
       obj,
@@ -367,14 +396,16 @@ export class ObjectStore {
         namespace: namespace === '' ? undefined : namespace,
         selfLink: undefined,
         uid: randomUUID(),
-        resourceVersion: String(rev),
-        generation: obj.spec === undefined ? undefined : 1,
+        resourceVersion: options.dryRun === true ? undefined : String(rev),
+        generation: nextGeneration(type, undefined, obj),
         creationTimestamp: rfc3339(this.#clock.now()),
         deletionTimestamp: undefined,
         deletionGracePeriodSeconds: undefined,
+        managedFields,
       }),
     );
     const entry = new StoredEntry(type, namespace, name, stored, rev);
+    if (options.dryRun === true) return entry;
     table.put(entry);
     this.#commit(table, 'ADDED', entry, undefined);
     return entry;
@@ -393,7 +424,7 @@ export class ObjectStore {
     urlNamespace: string | undefined,
     urlName: string | undefined,
     body: unknown,
-    options: { subresource?: string; allowUnconditional?: boolean } = {},
+    options: WriteOptions = {},
   ): StoredEntry {
     const obj = asBody(body);
     const meta = rec(obj.metadata);
@@ -423,21 +454,25 @@ export class ObjectStore {
     const old = existing.obj;
     const oldMeta = old.metadata;
     const statusOnly = options.subresource === 'status';
-    const next: JsonObject = statusOnly ? { ...old, status: obj.status } : obj;
-    const specChanged = !statusOnly && JSON.stringify(next.spec) !== JSON.stringify(old.spec);
-    const oldGeneration = typeof oldMeta.generation === 'number' ? oldMeta.generation : undefined;
-    const generation =
-      oldGeneration === undefined
-        ? next.spec === undefined
-          ? undefined
-          : 1
-        : specChanged
-          ? oldGeneration + 1
-          : oldGeneration;
+    let next: JsonObject;
+    let nextMeta: JsonObject;
+    if (options.strategy === true) {
+      next = prepareForUpdate(type, options.subresource, obj, old);
+      nextMeta = rec(next.metadata);
+    } else {
+      // The in-process API writes what it is given (status included); only `status` is split.
+      next = statusOnly ? { ...old, status: obj.status } : obj;
+      nextMeta = statusOnly
+        ? oldMeta
+        : meta.managedFields === undefined
+          ? { ...meta, managedFields: oldMeta.managedFields }
+          : meta;
+    }
+    const generation = nextGeneration(type, old, next);
     const candidate = normalize(
       type,
       next,
-      buildMeta(statusOnly ? oldMeta : meta, {
+      buildMeta(nextMeta, {
         name,
         namespace: namespace === '' ? undefined : namespace,
         selfLink: undefined,
@@ -449,7 +484,19 @@ export class ObjectStore {
         deletionGracePeriodSeconds: oldMeta.deletionGracePeriodSeconds,
       }),
     );
+    if (options.fieldManager !== undefined) {
+      const tracked = trackUpdate(
+        { type, subresource: options.subresource, manager: options.fieldManager, now: this.#clock.now() },
+        old,
+        candidate,
+      );
+      if (tracked === undefined) delete candidate.metadata.managedFields;
+      else candidate.metadata.managedFields = tracked;
+    }
     if (JSON.stringify(candidate) === existing.json()) return existing;
+    // fieldmanager/equality.go: a write that only moves managedFields timestamps writes nothing.
+    if (options.fieldManager !== undefined && sameIgnoringManagerTimes(candidate, old)) return existing;
+    if (options.dryRun === true) return new StoredEntry(type, namespace, name, candidate, existing.rev);
     const rev = ++this.#rev;
     candidate.metadata.resourceVersion = String(rev);
     const entry = new StoredEntry(type, namespace, name, candidate, rev);
@@ -477,6 +524,7 @@ export class ObjectStore {
     patchType: PatchType,
     patch: unknown,
     subresource?: string,
+    options: WriteOptions = {},
     /** Decoding and defaulting of the patched object (HTTP writes: `admission.ts`); mutates it. */
     admit?: (patched: JsonObject) => void,
   ): StoredEntry {
@@ -503,6 +551,7 @@ export class ObjectStore {
     }
     admit?.(patched as JsonObject);
     return this.update(type, type.namespaced ? namespace : undefined, name, patched, {
+      ...options,
       allowUnconditional: true,
       ...(subresource === undefined ? {} : { subresource }),
     });
@@ -549,13 +598,23 @@ export class ObjectStore {
     // DELETE is a MODIFIED (deletionTimestamp) before the DELETED. Without the kubelet emulation
     // (`gracefulPods` false) the grace period is 0, as `kubectl delete --now` asks.
     const isPod = type.group === '' && type.resource === 'pods';
+    const target = withDeletionFinalizers(existing.obj, behaviour.propagationPolicy);
     const plan = planDeletion(
-      existing.obj,
+      target,
       isPod && !this.#gracefulPods ? { ...behaviour, gracePeriodSeconds: 0 } : behaviour,
       this.#clock.now(),
       isPod,
     );
     if (plan.kind === 'pending') return { entry: existing, deleted: false };
+    if (behaviour.dryRun === true) {
+      // dryrun.go: preconditions checked, the deletion worked out, nothing written.
+      if (plan.kind === 'delete') return { entry: existing, deleted: true };
+      const obj: StoredObject = { ...existing.obj, metadata: buildMeta(plan.metadata, {}) };
+      return {
+        entry: new StoredEntry(type, existing.namespace, name, obj, existing.rev),
+        deleted: plan.thenDelete,
+      };
+    }
     let last = existing;
     if (plan.kind === 'mark') {
       const obj: StoredObject = { ...existing.obj, metadata: buildMeta(plan.metadata, {}) };
@@ -608,4 +667,22 @@ export class ObjectStore {
     for (const { timer } of this.#terminations.values()) timer.cancel();
     this.#terminations.clear();
   }
+}
+
+/**
+ * `deletionFinalizersForGarbageCollection` (`registry/generic/registry/store.go`): `Orphan` adds the
+ * `orphan` finalizer, `Foreground` the `foregroundDeletion` one (each removes the other); the
+ * garbage collector removes them once it has done its part (see `garbageCollector.ts`).
+ */
+function withDeletionFinalizers(
+  obj: StoredObject,
+  policy: DeleteBehaviour['propagationPolicy'],
+): StoredObject {
+  if (policy === undefined || policy === 'Background') return obj;
+  const current = Array.isArray(obj.metadata.finalizers) ? (obj.metadata.finalizers as unknown[]) : [];
+  const add = policy === 'Orphan' ? 'orphan' : 'foregroundDeletion';
+  const drop = policy === 'Orphan' ? 'foregroundDeletion' : 'orphan';
+  const finalizers = current.filter((f) => f !== drop);
+  if (!finalizers.includes(add)) finalizers.push(add);
+  return { ...obj, metadata: { ...obj.metadata, finalizers } };
 }

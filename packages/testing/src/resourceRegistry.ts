@@ -1,5 +1,12 @@
 import { ErrorCodes, KinformerError } from '@kinformer/core';
 import { fieldSetFor, type FieldSet } from './fieldSets.js';
+import {
+  builtinSubresources,
+  listTypesSchema,
+  type ListTypes,
+  type ResolvedSubresources,
+  type Subresources,
+} from './subresources.js';
 
 /**
  * A resource type to serve, as given to {@link FakeApiServer.registerResource} (or the `resources`
@@ -41,11 +48,6 @@ export interface ResourceDefinition {
   categories?: readonly string[];
   /** Verbs for discovery and routing; default every verb (`create` only for the review types). */
   verbs?: readonly string[];
-  /**
-   * The subresources declared for the type (a CRD's `subresources`): `status` and `scale` with its
-   * JSON paths. Declarations only: what a write does with them is the strategy's business.
-   */
-  subresources?: Subresources;
   /** Server-side printing columns (a CRD's `additionalPrinterColumns`); built-ins have their own. */
   printerColumns?: readonly PrinterColumn[];
   /**
@@ -53,16 +55,19 @@ export interface ResourceDefinition {
    * served in `/openapi/v3`, and its defaults and pruning of unknown fields applied on writes.
    */
   schema?: Readonly<Record<string, unknown>>;
-}
-
-/** `CustomResourceSubresources`: which subresources a type has. */
-export interface Subresources {
-  status?: boolean;
-  scale?: {
-    specReplicasPath: string;
-    statusReplicasPath: string;
-    labelSelectorPath?: string;
-  };
+  /**
+   * The `status` and `scale` subresources (a CRD's `subresources`). Built-in types get kube's own
+   * (pods, deployments, … have `status`; deployments, replicasets and statefulsets have `scale`);
+   * a definition given here replaces them. Custom resources have none unless declared.
+   */
+  subresources?: Subresources;
+  /**
+   * How server-side apply merges the lists of a custom resource (a CRD schema's
+   * `x-kubernetes-list-type` / `x-kubernetes-list-map-keys`), by dotted field path with `[]` for the
+   * elements of a list: `{ 'spec.ports': { type: 'map', keys: ['port'] }, 'spec.tags': { type: 'set' } }`.
+   * Lists not named here are atomic (replaced as a whole), as for a CRD without list types.
+   */
+  listTypes?: ListTypes;
 }
 
 /** `CustomResourceColumnDefinition`: one server-side printing column. */
@@ -97,7 +102,6 @@ export interface ResourceType {
   readonly allowUnconditionalUpdate: boolean;
   readonly categories: readonly string[];
   readonly verbs: readonly string[];
-  readonly subresources: Readonly<Subresources>;
   readonly printerColumns: readonly PrinterColumn[] | undefined;
   readonly schema: Readonly<Record<string, unknown>> | undefined;
   /** `v1` or `apps/v1`. */
@@ -112,6 +116,10 @@ export interface ResourceType {
   readonly fieldSet: FieldSet;
   /** Fields besides `metadata` that the real server puts in a BOOKMARK object of this kind. */
   readonly bookmarkExtra: Readonly<Record<string, unknown>>;
+  /** The subresources served besides the object itself. */
+  readonly subresources: ResolvedSubresources;
+  /** The list merge rules of server-side apply for a custom resource (undefined for built-ins). */
+  readonly listTypes: ReturnType<typeof listTypesSchema>;
 }
 
 function def(
@@ -132,7 +140,7 @@ const SCALED: Subresources = {
   scale: {
     specReplicasPath: '.spec.replicas',
     statusReplicasPath: '.status.replicas',
-    labelSelectorPath: '.status.selector',
+    labelSelectorPath: '.spec.selector',
   },
 };
 const CREATE_ONLY: Partial<ResourceDefinition> = { verbs: ['create'] };
@@ -253,7 +261,6 @@ export function resolveResourceType(definition: ResourceDefinition): ResourceTyp
     allowUnconditionalUpdate: definition.allowUnconditionalUpdate ?? !customResource,
     categories: Object.freeze([...(definition.categories ?? [])]),
     verbs: Object.freeze([...(definition.verbs ?? ALL_VERBS)]),
-    subresources: Object.freeze({ ...definition.subresources }),
     printerColumns: definition.printerColumns,
     schema: definition.schema,
     apiVersion,
@@ -262,6 +269,13 @@ export function resolveResourceType(definition: ResourceDefinition): ResourceTyp
     typePrefix: `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)}`,
     fieldSet: fieldSetFor(group, resource, customResource, definition.selectableFields ?? []),
     bookmarkExtra: bookmarkExtraFor(group, resource),
+    subresources: customResource
+      ? {
+          status: definition.subresources?.status !== undefined && definition.subresources.status !== false,
+          scale: definition.subresources?.scale,
+        }
+      : builtinSubresources(group, resource, definition.subresources),
+    listTypes: customResource ? listTypesSchema(definition.listTypes ?? {}) : undefined,
   });
 }
 

@@ -151,13 +151,21 @@ export function requiredField(field: string, detail: string): FieldError {
   return { type: 'FieldValueRequired', field, body: `Required value: ${detail}` };
 }
 
-/** `field.NotSupported(path, value, supported)`. */
-export function notSupportedField(field: string, value: string, supported: readonly string[]): FieldError {
+/**
+ * `field.NotSupported(path, value, supported)`. `formatted`: `value` is already printed as Go prints
+ * it (a list as its JSON), else it is a string and gets quoted.
+ */
+export function notSupportedField(
+  field: string,
+  value: string,
+  supported: readonly string[],
+  formatted = false,
+): FieldError {
   const list = supported.map((s) => JSON.stringify(s)).join(', ');
   return {
     type: 'FieldValueNotSupported',
     field,
-    body: `Unsupported value: ${JSON.stringify(value)}: supported values: ${list}`,
+    body: `Unsupported value: ${formatted ? value : JSON.stringify(value)}: supported values: ${list}`,
   };
 }
 

@@ -18,6 +18,8 @@ export interface PatchSchema {
   readonly fields?: Readonly<Record<string, PatchSchema>>;
   /** For lists tagged `patchStrategy:"merge"`: the `patchMergeKey` (undefined: a set of primitives). */
   readonly merge?: { readonly key: string | undefined };
+  /** Server-side apply only: every key of a list merged by several keys (`x-kubernetes-list-map-keys`). */
+  readonly keys?: readonly string[];
   readonly items?: PatchSchema;
 }
 
