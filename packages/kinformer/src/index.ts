@@ -336,6 +336,7 @@ export type {
   ControllerStats,
   DefineKindOptions,
   DeleteOptions,
+  FinalizerHandlers,
   IndexRef,
   Kind,
   KindCachePolicy,
@@ -364,7 +365,7 @@ export type {
   StringInterner,
   StringInternerOptions,
   WriteOptions,
-  WriteRequest,
+  WriteRecorder,
 } from '@kinformer/runtime';
 export {
   ControllerBuilder,
@@ -385,6 +386,7 @@ export {
   setControllerReference,
   setupSignalHandler,
   stringInterner,
+  withFinalizer,
 } from '@kinformer/runtime';
 export type { SharedInformerFactoryOptions } from './sharedInformerFactory.js';
 export { SharedInformerFactory } from './sharedInformerFactory.js';

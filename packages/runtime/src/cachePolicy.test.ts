@@ -1,3 +1,4 @@
+import { ObjectClient } from '@kinformer/client-node';
 import { ErrorCodes, KinformerError } from '@kinformer/core';
 import { captureLogs, LEVEL, waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
@@ -28,18 +29,21 @@ describe('Manager cache policy', () => {
     await env.stop();
   });
 
-  /** A writer whose `get` reads the FakeApiServer (what the Manager's client reads uncached kinds with). */
+  /** The Manager's client over HTTP, recording its GETs (what it reads uncached kinds with). */
   function serverReader(gets: string[]): ObjectWriter {
+    const c = new ObjectClient(env.kubeConfig, { fieldManager: 'test' });
     return {
-      write: (req) => {
-        if (req.verb !== 'get') return Promise.reject(new Error('read only'));
-        gets.push(`${req.kind.resource} ${req.ref.namespace ?? ''}/${req.ref.name}`);
-        try {
-          return Promise.resolve(env.server.get(req.kind, req.ref.name, req.ref.namespace));
-        } catch (err) {
-          return Promise.reject(new KinformerError(ErrorCodes.NOT_FOUND, 'not found', { cause: err }));
-        }
+      get(kind, key, options) {
+        gets.push(`${kind.resource} ${key.namespace ?? ''}/${key.name}`);
+        return c.get(kind, key, options);
       },
+      create: (kind, obj, options) => c.create(kind, obj, options),
+      update: (kind, obj, options) => c.update(kind, obj, options),
+      updateStatus: (kind, obj, options) => c.updateStatus(kind, obj, options),
+      patch: (kind, key, patch, options) => c.patch(kind, key, patch, options),
+      patchStatus: (kind, key, patch, options) => c.patchStatus(kind, key, patch, options),
+      apply: (kind, obj, options) => c.apply(kind, obj, options),
+      delete: (kind, key, options) => c.delete(kind, key, options),
     };
   }
 

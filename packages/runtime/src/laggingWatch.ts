@@ -49,7 +49,8 @@ async function* delayed<T>(
       continue;
     }
     if (finished) {
-      if (failure !== undefined) throw failure instanceof Error ? failure : new Error('watch failed', { cause: failure });
+      if (failure !== undefined)
+        throw failure instanceof Error ? failure : new Error('watch failed', { cause: failure });
       return;
     }
     await new Promise<void>((resolve) => (wake = resolve));
