@@ -1,5 +1,4 @@
 import { ObjectClient } from '@kinformer/client-node';
-import { ErrorCodes, KinformerError } from '@kinformer/core';
 import { captureLogs, LEVEL, waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import { kinds } from './kinds.js';

@@ -171,11 +171,19 @@ export function runtimeClientOver(writer: ObjectWriter, recorder?: WriteRecorder
         throw err;
       }
       if (options.dryRun === true) return true;
-      const obj = (answer as { kind?: string }).kind === 'Status' ? undefined : (answer as KubeObject);
+      if (isStatusAnswer(answer)) {
+        recorder?.deleted(kind, ref, answer.details?.uid);
+        return true;
+      }
       // An object that finalizers (or a foreground deletion) keep is still there, terminating.
-      if (obj?.metadata?.deletionTimestamp !== undefined) recorder?.wrote(kind, obj);
-      else recorder?.deleted(kind, ref, obj?.metadata?.uid ?? (answer as Status).details?.uid);
+      if (answer.metadata?.deletionTimestamp !== undefined) recorder?.wrote(kind, answer);
+      else recorder?.deleted(kind, ref, answer.metadata?.uid);
       return true;
     },
   };
+}
+
+/** A DELETE answered with a `Status` (the object is gone) rather than the object. */
+function isStatusAnswer(answer: KubeObject | Status): answer is Status {
+  return answer.kind === 'Status';
 }

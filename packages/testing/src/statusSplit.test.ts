@@ -36,7 +36,7 @@ describe('status and main resource', () => {
       spec: { containers: [] },
       status: { phase: 'Running' },
     });
-    expect(p.json.status).toEqual({ phase: 'Pending' });
+    expect(p.json.status).toEqual({ phase: 'Pending', qosClass: 'BestEffort' }); // and the QOS class
     const d = await send(`${server.url}${DEPLOYS}`, 'POST', {
       metadata: { name: 'd' },
       spec: { replicas: 1 },
