@@ -35,7 +35,7 @@ export interface ListDecoderOptions<T = unknown> {
    * A body of at most this many bytes (and at most `maxItemBytes`) is kept as it arrives, checked
    * for depth, and parsed with one `JSON.parse` when it ends; a longer one is decoded item by item
    * from the byte that passes the limit (what was kept is decoded first, then dropped). Default
-   * {@link DEFAULT_WHOLE_LIST_BYTES}; `0` decodes every body item by item.
+   * `DEFAULT_WHOLE_LIST_BYTES` (16 MiB); `0` decodes every body item by item.
    */
   wholeBodyBytes?: number;
   /** What the list is of, for messages (`pods.v1`). */

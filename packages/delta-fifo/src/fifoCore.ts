@@ -22,7 +22,7 @@ export interface Popped<T> {
  * What {@link DeltaFIFO}, {@link RealFIFO} and {@link AtomicFIFO} share (internal to this package):
  * keying and transforming, the initial-population count behind `hasSynced`, the pop loop with its
  * requeue, the waiters and `close`. A queue supplies its storage and merge rules: how many items wait
- * ({@link FIFOCore.length}), how the oldest is taken ({@link FIFOCore.shift}) and how a requeued
+ * (`length`), how the oldest is taken (`shift`) and how a requeued
  * item goes back ({@link FIFOCore.requeue}).
  *
  * Initial population: the first `replace`, unless an `add`/`update`/`delete` came first, fixes how
@@ -112,7 +112,7 @@ export abstract class FIFOCore<T> {
     return this.closed;
   }
 
-  /** Removes and returns the oldest item (called only when {@link FIFOCore.length} > 0). */
+  /** Removes and returns the oldest item (called only when `length` > 0). */
   protected abstract shift(): Popped<T>;
 
   /** Puts back an item whose processing threw a {@link RequeueError} (the queue's merge rule). */

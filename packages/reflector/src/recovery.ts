@@ -31,7 +31,7 @@ export const STORM_RETRY = { stepMs: 500, graceMs: 10_000 } as const;
 
 /**
  * The reflector's default {@link Backoff} on `clock`: {@link REFLECTOR_BACKOFF}'s steps, capped while
- * the streak of failures is young ({@link STORM_RETRY}). A backoff passed as `ReflectorOptions.backoff`
+ * the streak of failures is young (`STORM_RETRY`). A backoff passed as `ReflectorOptions.backoff`
  * is used as it is.
  */
 export function reflectorBackoff(clock: Clock, random: () => number = Math.random): Backoff {
@@ -77,7 +77,7 @@ export interface EndedStreak {
 /**
  * When the reflector waits, and for how long. One backoff serves every retry, and it grows only with
  * consecutive failures that made no progress (while a streak is young its waits are capped, see
- * {@link STORM_RETRY}):
+ * `STORM_RETRY`):
  *
  * - **Progress** resets it: a watch delivered an event or a bookmark, or a LIST succeeded — unless that
  *   LIST followed a watch that failed without delivering anything. (A server whose LISTs work and whose
