@@ -1,12 +1,8 @@
+import { waitFor } from '@kinformer/test-tools';
 import { startMetricsExample, type MetricsExample } from './metricsExample.js';
 
-async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** HTTP probes of a real server: re-checked every 10 ms, for up to 20 s on a loaded machine. */
+const PROBE = { timeoutMs: 20_000, intervalMs: 10 };
 
 /** The value of one series in a Prometheus text body. */
 function sample(text: string, series: string): number | undefined {
@@ -25,7 +21,7 @@ describe('the metrics example', () => {
 
   it('is ready once synced and watching, as /readyz?verbose shows check by check', async () => {
     expect((await fetch(`${example.url}/healthz`)).status).toBe(200);
-    await waitFor(async () => (await fetch(`${example.url}/readyz`)).status === 200);
+    await waitFor(async () => (await fetch(`${example.url}/readyz`)).status === 200, PROBE);
     const res = await fetch(`${example.url}/readyz?verbose`);
     expect(await res.text()).toBe(
       '[+]ping ok\n[+]informer-sync ok\n[+]informer-watch ok\nreadyz check passed\n',
@@ -35,7 +31,7 @@ describe('the metrics example', () => {
   });
 
   it('serves informer, reflector and work-queue metrics under client-go names on /metrics', async () => {
-    await waitFor(() => example.processed() >= 50);
+    await waitFor(() => example.processed() >= 50, PROBE);
     example.apiServer.patch('pods', 'default/web-0', { metadata: { labels: { rev: '1' } } });
     example.apiServer.delete('pods', 'shop/web-1'); // a MODIFIED (deletionTimestamp), then the DELETED
     const pods = 'name="pods.v1"';
@@ -46,7 +42,7 @@ describe('the metrics example', () => {
         sample(text, `kinformer_informer_events_total{${pods},type="delete"}`) === 1 &&
         sample(text, `workqueue_adds_total{name="pods"}`) === 53
       );
-    });
+    }, PROBE);
     const res = await fetch(`${example.url}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     for (const name of [

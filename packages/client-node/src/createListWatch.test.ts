@@ -8,7 +8,7 @@ import { inspect } from 'node:util';
 import { createLogger, ErrorCodes, KinformerError, type LabelSelector } from '@kinformer/core';
 import type { ListerWatcher, WatchEvent } from '@kinformer/reflector';
 import { KubeConfig, type User } from '@kubernetes/client-node';
-import { waitFor } from '@kinformer/test-tools';
+import { pod, settle, waitFor } from '@kinformer/test-tools';
 import { createListWatch } from './createListWatch.js';
 import { IDLE_CONNECTION_TIMEOUT_MS, keepAliveAgentFor } from './httpRequest.js';
 
@@ -114,14 +114,6 @@ async function drain<T>(iterable: AsyncIterable<T>): Promise<{ events: T[]; erro
   return { events, error: undefined };
 }
 
-const pod = (
-  name: string,
-  rv: string,
-): { kind: string; apiVersion: string; metadata: Record<string, string> } => ({
-  kind: 'Pod',
-  apiVersion: 'v1',
-  metadata: { name, namespace: 'default', resourceVersion: rv },
-});
 const line = (type: string, object: unknown): string => `${JSON.stringify({ type, object })}\n`;
 const status = (
   code: number,
@@ -660,8 +652,9 @@ describe('createListWatch: watch', () => {
     const it = stream[Symbol.asyncIterator]();
     expect((await it.next()).value).toMatchObject({ type: 'ADDED' });
     expect((await it.next()).value).toMatchObject({ type: 'MODIFIED' });
-    res.write('{"type":"DELETED","object":{"metadata":{"name":"a","resourceVer');
-    await new Promise((r) => setTimeout(r, 20));
+    // The truncated line is flushed to the socket before the reset.
+    await new Promise((r) => res.write('{"type":"DELETED","object":{"metadata":{"name":"a","resourceVer', r));
+    await settle();
     res.socket?.resetAndDestroy();
     const err = await rejection(it.next());
     expect(err.code).toBe(ErrorCodes.CONNECTION);
@@ -873,15 +866,16 @@ describe('createListWatch: aborts and connection failures', () => {
   });
 
   it('rejects a list with ERR_ABORTED when the signal aborts while the body streams, with no open sockets', async () => {
+    let flushed = false;
     server.handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"kind":"PodList","items":[');
+      res.write('{"kind":"PodList","items":[', () => (flushed = true));
     };
     const controller = new AbortController();
     const lw = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' });
     const p = lw.list({}, { signal: controller.signal });
-    await waitFor(() => server.requests.length === 1, 'the request');
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => flushed, 'the start of the body to be sent');
+    await settle();
     controller.abort();
     expect((await rejection(p)).code).toBe(ErrorCodes.ABORTED);
     await waitFor(

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { ErrorCodes, KinformerError, type KubeObject } from '@kinformer/core';
 import type { WatchEvent } from '@kinformer/reflector';
 import fc from 'fast-check';
+import { pod, settle, waitFor, within } from '@kinformer/test-tools';
 import {
   WatchEventStream,
   type WatchEventStreamOptions,
@@ -11,19 +12,12 @@ import {
 
 type Obj = KubeObject & Record<string, unknown>;
 
-const pod = (name: string, rv: string, extra: Record<string, unknown> = {}): Obj => ({
-  kind: 'Pod',
-  apiVersion: 'v1',
-  metadata: { name, namespace: 'default', resourceVersion: rv },
-  ...extra,
-});
-
 const line = (type: string, object: unknown): string => `${JSON.stringify({ type, object })}\n`;
 
 /** A body with multi-byte UTF-8 (2, 3 and 4 bytes) in several events. */
-const EVENTS: Array<WatchEvent<Obj>> = [
-  { type: 'ADDED', object: pod('pod-a', '10', { spec: { note: 'héllo wörld' } }) },
-  { type: 'MODIFIED', object: pod('pod-ä', '11', { spec: { note: '✓ 漢字 😀 end' } }) },
+const EVENTS: Array<WatchEvent<KubeObject>> = [
+  { type: 'ADDED', object: pod('pod-a', '10', 'default', { spec: { note: 'héllo wörld' } }) },
+  { type: 'MODIFIED', object: pod('pod-ä', '11', 'default', { spec: { note: '✓ 漢字 😀 end' } }) },
   {
     type: 'BOOKMARK',
     object: {
@@ -213,7 +207,7 @@ describe('WatchEventStream errors', () => {
   });
 
   it('throws ERR_WATCH_LINE_TOO_LARGE for a line over the limit inside one chunk', async () => {
-    const big = line('ADDED', pod('b', '2', { data: 'y'.repeat(500) }));
+    const big = line('ADDED', pod('b', '2', 'default', { data: 'y'.repeat(500) }));
     const { events, error } = await drain(
       stream(source([Buffer.from(line('ADDED', pod('a', '1')) + big)]), { maxLineBytes: 300 }),
     );
@@ -233,10 +227,10 @@ describe('WatchEventStream errors', () => {
         this.push(served++ === 0 ? first : Buffer.from('z'.repeat(100)));
       },
     });
-    const hang = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5000).unref());
-    const result = await Promise.race([drain(stream(src, { maxLineBytes: 250 })), hang]);
-    expect(result).not.toBe('hung');
-    const { events, error } = result as Awaited<ReturnType<typeof drain>>;
+    const { events, error } = await within(
+      drain(stream(src, { maxLineBytes: 250 })),
+      'the stream to stop at the limit',
+    );
     expect(events).toHaveLength(1);
     expect(error).toMatchObject({
       code: ErrorCodes.WATCH_LINE_TOO_LARGE,
@@ -369,7 +363,7 @@ describe('WatchEventStream lifecycle', () => {
   });
 
   it('pauses the source while more than 1 MiB waits to be decoded, and resumes when the consumer reads', async () => {
-    const l = Buffer.from(line('ADDED', pod('a', '1', { data: 'x'.repeat(64 * 1024) })));
+    const l = Buffer.from(line('ADDED', pod('a', '1', 'default', { data: 'x'.repeat(64 * 1024) })));
     const total = 40; // ~2.6 MiB
     let pushed = 0;
     const src = new Readable({
@@ -383,7 +377,8 @@ describe('WatchEventStream lifecycle', () => {
       },
     });
     const it = stream(src)[Symbol.asyncIterator]();
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => src.readableLength >= src.readableHighWaterMark, 'the source buffer to fill');
+    await settle();
     expect(src.isPaused()).toBe(true);
     expect(pushed).toBeLessThan(total);
     let n = 0;
@@ -423,7 +418,7 @@ describe('WatchEventStream and hostile data', () => {
   it('does not scan a line for depth that is too short to be too deep (a 15 000-character pod)', async () => {
     // 15 000 characters cannot hold 10 001 levels of valid JSON (two brackets per level). The scan
     // counts brackets with indexOf('{'): count those calls while the line is decoded.
-    const big = line('MODIFIED', pod('big', '3', { data: { blob: 'x'.repeat(15_000) } }));
+    const big = line('MODIFIED', pod('big', '3', 'default', { data: { blob: 'x'.repeat(15_000) } }));
     const original = String.prototype.indexOf;
     let scans = 0;
     String.prototype.indexOf = function (this: string, search: string, position?: number): number {

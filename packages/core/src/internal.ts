@@ -3,3 +3,5 @@
  * API: no compatibility promise, not re-exported by `kinformer`.
  */
 export { RingBuffer } from './ringBuffer.js';
+export type { WaitForOptions, WakeSource } from './waitFor.js';
+export { waitFor } from './waitFor.js';

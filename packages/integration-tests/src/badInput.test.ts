@@ -17,11 +17,11 @@ import {
   waitFor,
   type CapturedLogs,
   type LogLine,
+  serverPod,
 } from '@kinformer/test-tools';
 import {
   cacheVersions,
   disposeAll,
-  pod,
   requestLog,
   startReflector,
   track,
@@ -69,8 +69,8 @@ async function setup(
 ): Promise<Setup> {
   const server = track(await FakeApiServer.start(), (s) => s.close());
   const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
-  server.create('pods', pod('a'));
-  server.create('pods', pod('b'));
+  server.create('pods', serverPod('a'));
+  server.create('pods', serverPod('b'));
   const logs = captureLogs('debug');
   const lw = createListWatch<Pod>(proxy.kubeConfig(), PODS, { ...options.lw, logger: logs.logger });
   options.beforeStart?.({ server, proxy, logs });
@@ -138,7 +138,7 @@ function expectKinformerError(err: unknown, code: ErrorCode): asserts err is Kin
 /** Creates pods on the server and returns the resourceVersion of the last. */
 function createPods(server: FakeApiServer, ...names: string[]): string {
   let rv = '';
-  for (const name of names) rv = server.create('pods', pod(name)).metadata.resourceVersion!;
+  for (const name of names) rv = server.create('pods', serverPod(name)).metadata.resourceVersion!;
   return rv;
 }
 
@@ -185,7 +185,7 @@ const BAD_LINES: BadLine[] = [
     code: ErrorCodes.WATCH_LINE_TOO_LARGE,
     inject: proxyLine(
       eventLine('ADDED', {
-        ...pod('huge'),
+        ...serverPod('huge'),
         metadata: {
           name: 'huge',
           namespace: 'default',
@@ -584,7 +584,7 @@ describe('an in-stream ERROR with a Status of unknown code and reason', () => {
 test('an object whose watch event is always longer than maxLineBytes: the reflector relists instead of rewatching forever', async () => {
   const s = await setup({ lw: { maxLineBytes: 4096 }, realTime: true });
   await watching(s);
-  const big = pod('big');
+  const big = serverPod('big');
   big.metadata.annotations = { blob: 'x'.repeat(8192) };
   s.server.create('pods', big);
   createPods(s.server, 'after-big');

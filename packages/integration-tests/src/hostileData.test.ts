@@ -2,16 +2,16 @@ import { createListWatch } from '@kinformer/client-node';
 import { ErrorCodes, MAX_OBJECT_DEPTH } from '@kinformer/core';
 import { SharedIndexInformer, waitForCacheSync } from '@kinformer/informer';
 import { FakeApiServer } from '@kinformer/testing';
-import { captureLogs, LEVEL, RecordingBackoff, waitFor, type CapturedLogs } from '@kinformer/test-tools';
-import { TamperingProxy } from './tamperingProxy.test.helpers.js';
 import {
-  cacheVersions,
-  disposeAll,
-  pod,
-  serverVersions,
-  track,
-  type Pod,
-} from './testSupport.test.helpers.js';
+  captureLogs,
+  LEVEL,
+  RecordingBackoff,
+  waitFor,
+  type CapturedLogs,
+  serverPod,
+} from '@kinformer/test-tools';
+import { TamperingProxy } from './tamperingProxy.test.helpers.js';
+import { cacheVersions, disposeAll, serverVersions, track, type Pod } from './testSupport.test.helpers.js';
 
 // Hostile data from the server, end to end through a SharedIndexInformer (objects frozen, the
 // default outside production): an object nested 100 000 levels deep, resourceVersions that are not
@@ -33,8 +33,8 @@ interface Setup {
 async function setup(): Promise<Setup> {
   const server = track(await FakeApiServer.start(), (s) => s.close());
   const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
-  server.create('pods', pod('a'));
-  server.create('pods', pod('b'));
+  server.create('pods', serverPod('a'));
+  server.create('pods', serverPod('b'));
   const logs = captureLogs('debug');
   const informer = new SharedIndexInformer<Pod>(
     createListWatch<Pod>(proxy.kubeConfig(), PODS, { logger: logs.logger }),
@@ -69,7 +69,7 @@ describe('an object nested 100 000 levels deep', () => {
     const listsBefore = lists(s.proxy);
     const line = `{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"deep","namespace":"default","resourceVersion":"99"},"spec":${nested(100_000)}}}`;
     expect(s.proxy.injectIntoOpenWatches([line])).toBe(1);
-    s.server.create('pods', pod('c'));
+    s.server.create('pods', serverPod('c'));
     await waitFor(() => lists(s.proxy) > listsBefore, { describe: () => s.logs.raw });
     await expectCacheToMatch(s);
 
@@ -101,7 +101,7 @@ describe('a resourceVersion that is not a string', () => {
       const line = `{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"default","resourceVersion":${raw}}}}`;
       expect(s.proxy.injectIntoOpenWatches([line])).toBe(1);
       await waitFor(() => lists(s.proxy) > listsBefore, { describe: () => s.logs.raw });
-      s.server.create('pods', pod('c'));
+      s.server.create('pods', serverPod('c'));
       await expectCacheToMatch(s);
 
       expect(
@@ -127,7 +127,7 @@ describe('a malformed line carrying a Secret', () => {
     await waitFor(() =>
       s.logs.lines.some((l) => l.level >= LEVEL.warn && l.err?.code === ErrorCodes.MALFORMED_WATCH_EVENT),
     );
-    s.server.create('pods', pod('c'));
+    s.server.create('pods', serverPod('c'));
     await expectCacheToMatch(s);
     expect(s.logs.text()).not.toContain(value);
     expect(s.logs.text()).not.toContain('c3VwZXIt');

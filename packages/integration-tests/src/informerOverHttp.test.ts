@@ -2,8 +2,8 @@ import { ErrorCodes, isDeletedFinalStateUnknown, isKinformerError, type KubeObje
 import { SharedInformerFactory, waitForCacheSync, type ResourceEventHandler } from 'kinformer';
 import { FakeApiServer } from '@kinformer/testing';
 import type { V1Pod } from '@kubernetes/client-node';
-import { captureLogs, waitFor } from '@kinformer/test-tools';
-import { disposeAll, pod, track } from './testSupport.test.helpers.js';
+import { captureLogs, waitFor, serverPod } from '@kinformer/test-tools';
+import { disposeAll, track } from './testSupport.test.helpers.js';
 
 // SharedInformerFactory against FakeApiServer over real HTTP: a few thousand pods across namespaces,
 // typed accessors, custom indexes, handlers (late, failing), CRDs, metadata-only informers,
@@ -43,7 +43,7 @@ function seedPods(server: FakeApiServer): void {
     for (let j = 0; j < PODS_PER_NAMESPACE; j++) {
       server.create(
         'pods',
-        pod(`ns-${i}/pod-${j}`, {
+        serverPod(`ns-${i}/pod-${j}`, {
           labels: { app: j % 2 === 0 ? 'web' : 'db' },
           nodeName: `node-${(i * PODS_PER_NAMESPACE + j) % NODES}`,
         }),
@@ -98,7 +98,7 @@ describe('SharedInformerFactory over HTTP with a few thousand pods', () => {
     expect(first.seen.every((s) => s.endsWith(' initial'))).toBe(true);
 
     // Writes through the server's in-process API.
-    const created = server.create('pods', pod('ns-0/new-pod', { labels: { app: 'web' } }));
+    const created = server.create('pods', serverPod('ns-0/new-pod', { labels: { app: 'web' } }));
     const before = server.get<V1Pod>('pods', 'ns-0/pod-0');
     const relabelled = server.patch<V1Pod>('pods', 'ns-0/pod-0', { metadata: { labels: { app: 'cache' } } });
     const bound = server.patch<V1Pod>('pods', 'ns-0/new-pod', { spec: { nodeName: 'node-99' } });
@@ -143,7 +143,7 @@ describe('SharedInformerFactory over HTTP with a few thousand pods', () => {
 describe('handlers', () => {
   test('onUpdate(old, new) carries both versions; a handler that throws is logged and counted, and the others go on', async () => {
     const server = await startServer();
-    server.create('pods', pod('a', { labels: { v: '1' } }));
+    server.create('pods', serverPod('a', { labels: { v: '1' } }));
     const logs = captureLogs('warn');
     const { factory, signal } = newFactory(server, { logger: logs.logger });
     const { informer } = factory.core.v1.pods({ namespace: 'default' });
@@ -166,7 +166,7 @@ describe('handlers', () => {
     factory.start(signal);
     await factory.waitForCacheSync(signal);
     server.patch('pods', 'a', { metadata: { labels: { v: '2' } } });
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     await waitFor(() => healthy.seen.length === 3 && updates.length === 1);
 
     expect(updates).toEqual([['1', '2']]);
@@ -223,12 +223,12 @@ describe('forResource, metadata-only and scoped factories', () => {
 
   test('a metadataOnly informer caches PartialObjectMetadata (no spec) from both the list and the watch', async () => {
     const server = await startServer();
-    server.create('pods', pod('a', { labels: { app: 'web' } }));
+    server.create('pods', serverPod('a', { labels: { app: 'web' } }));
     const { factory, signal } = newFactory(server);
     const { lister } = factory.forResource({ version: 'v1', resource: 'pods' }, { metadataOnly: true });
     factory.start(signal);
     await factory.waitForCacheSync(signal);
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     await waitFor(() => lister.list().length === 2);
 
     for (const obj of lister.list()) {
@@ -244,14 +244,14 @@ describe('forResource, metadata-only and scoped factories', () => {
 
   test('a namespace-scoped factory lists and watches one namespace only', async () => {
     const server = await startServer();
-    server.create('pods', pod('team-a/one'));
-    server.create('pods', pod('team-b/two'));
+    server.create('pods', serverPod('team-a/one'));
+    server.create('pods', serverPod('team-b/two'));
     const { factory, signal } = newFactory(server, { namespace: 'team-a' });
     const { lister } = factory.core.v1.pods();
     factory.start(signal);
     await factory.waitForCacheSync(signal);
-    server.create('pods', pod('team-a/three'));
-    server.create('pods', pod('team-b/four'));
+    server.create('pods', serverPod('team-a/three'));
+    server.create('pods', serverPod('team-b/four'));
     await waitFor(() => lister.list().length === 2);
 
     expect(
@@ -265,8 +265,8 @@ describe('forResource, metadata-only and scoped factories', () => {
 
   test('a label-selected factory: objects entering the selector are adds, objects leaving it are deletes', async () => {
     const server = await startServer();
-    server.create('pods', pod('web-1', { labels: { app: 'web' } }));
-    server.create('pods', pod('db-1', { labels: { app: 'db' } }));
+    server.create('pods', serverPod('web-1', { labels: { app: 'web' } }));
+    server.create('pods', serverPod('db-1', { labels: { app: 'db' } }));
     const { factory, signal } = newFactory(server, { tweakListOptions: { labelSelector: 'app=web' } });
     const { informer, lister } = factory.core.v1.pods();
     const seen = recorder<V1Pod>();
@@ -319,7 +319,7 @@ describe('waitForCacheSync surfaces failures instead of hanging', () => {
 
   test('a 500 is worth retrying: waitForCacheSync keeps waiting and resolves once the list succeeds', async () => {
     const server = await startServer();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     server.faults.failNext({ status: 500, verbs: ['list'] });
     const { factory, signal } = newFactory(server);
     const { lister } = factory.core.v1.pods();
@@ -333,7 +333,7 @@ describe('waitForCacheSync surfaces failures instead of hanging', () => {
 describe('shutdown', () => {
   test('leaves no watch open on the server and no socket open in the process', async () => {
     const server = await startServer();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const sockets = (): number =>
       process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
     await waitFor(() => sockets() === 0); // what earlier tests closed is gone
@@ -359,7 +359,7 @@ describe('shutdown', () => {
 describe('SharedInformerFactory relists without holding unchanged objects twice', () => {
   async function relistedCache(options: ConstructorParameters<typeof SharedInformerFactory>[1]) {
     const server = await startServer();
-    for (let j = 0; j < 20; j++) server.create('pods', pod(`default/pod-${j}`));
+    for (let j = 0; j < 20; j++) server.create('pods', serverPod(`default/pod-${j}`));
     const { factory, signal } = newFactory(server, options);
     const { informer } = factory.core.v1.pods();
     factory.start(signal);

@@ -3,11 +3,10 @@ import { ErrorCodes, realClock, type Status } from '@kinformer/core';
 import { FakeClock } from '@kinformer/core/testing';
 import type { ListerWatcher } from '@kinformer/reflector';
 import { FakeApiServer } from '@kinformer/testing';
-import { RecordingBackoff, waitFor } from '@kinformer/test-tools';
+import { RecordingBackoff, waitFor, serverPod } from '@kinformer/test-tools';
 import {
   cacheVersions,
   disposeAll,
-  pod,
   requestLog,
   serverVersions,
   startReflector,
@@ -58,7 +57,7 @@ async function createAndSee(
   ...names: string[]
 ): Promise<string> {
   let rv = '';
-  for (const name of names) rv = server.create('pods', pod(name)).metadata.resourceVersion!;
+  for (const name of names) rv = server.create('pods', serverPod(name)).metadata.resourceVersion!;
   await waitFor(() => h.reflector.lastSyncResourceVersion() === rv, { describe: () => requestLog(server) });
   return rv;
 }
@@ -83,7 +82,7 @@ describe.each(['DeltaFIFO', 'RealFIFO'] as const)('list and watch over HTTP (%s)
     const listRV = server.resourceVersion;
     const p2RV = await createAndSee(server, h, 'p1', 'p2');
     expect(server.faults.dropWatches()).toBe(1);
-    for (const name of ['p3', 'p4', 'p5']) server.create('pods', pod(name));
+    for (const name of ['p3', 'p4', 'p5']) server.create('pods', serverPod(name));
     await waitForCacheToMatch(h, server);
 
     expect(h.applied.map((d) => `${d.type} ${d.key}`)).toEqual([
@@ -112,7 +111,7 @@ describe.each(['DeltaFIFO', 'RealFIFO'] as const)('list and watch over HTTP (%s)
 
   test('a 410 ERROR event in the stream makes it relist from the last RV; objects deleted meanwhile leave the cache', async () => {
     const server = await startServer();
-    for (const name of ['a', 'b', 'c']) server.create('pods', pod(name));
+    for (const name of ['a', 'b', 'c']) server.create('pods', serverPod(name));
     const h = startReflector(podsOf(server), { queue });
     await server.waitForWatchers(1);
     const listRV = server.resourceVersion;
@@ -122,7 +121,7 @@ describe.each(['DeltaFIFO', 'RealFIFO'] as const)('list and watch over HTTP (%s)
     );
     // Written after the ERROR: this watch never sends them, only the relist can see them.
     server.delete('pods', 'a');
-    server.create('pods', pod('e'));
+    server.create('pods', serverPod('e'));
     await waitForRequests(server, 4);
     await waitForCacheToMatch(h, server);
 
@@ -153,7 +152,7 @@ describe('the watch ends', () => {
     const lastRV = await createAndSee(server, h, 'a', 'b');
     expect(server.faults.endWatches()).toBe(1);
     await server.waitFor(() => server.requests.filter((r) => r.verb === 'watch').length === 2);
-    server.create('pods', pod('c'));
+    server.create('pods', serverPod('c'));
     await waitForCacheToMatch(h, server);
 
     expect(requestLog(server)).toEqual([
@@ -172,7 +171,7 @@ describe('the watch ends', () => {
     const listRV = server.resourceVersion;
     server.faults.endWatches(); // the fake clock has not moved: the watch "lasted" 0 ms with 0 events
     await waitFor(() => h.reflector.stats().watchStarts === 2);
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     await waitForCacheToMatch(h, server);
 
     expect(requestLog(server)).toEqual([
@@ -194,7 +193,7 @@ describe('the watch ends', () => {
     await clock.tick(1500);
     server.faults.endWatches();
     await waitFor(() => h.reflector.stats().watchStarts === 2);
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     await waitForCacheToMatch(h, server);
 
     expect(requestLog(server)).toEqual([
@@ -217,7 +216,7 @@ describe('410: the history is gone', () => {
     expect(Number(oldest)).toBeGreaterThan(Number(lastRV));
     server.faults.endWatches();
     await waitForRequests(server, 5);
-    server.create('pods', pod('c'));
+    server.create('pods', serverPod('c'));
     await waitForCacheToMatch(h, server);
 
     expect(requestLog(server)).toEqual([
@@ -240,7 +239,7 @@ describe('410: the history is gone', () => {
     server.faults.failNext({ status: 410, verbs: ['watch'] });
     server.faults.endWatches();
     await waitForRequests(server, 5);
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     await waitForCacheToMatch(h, server);
 
     expect(h.handlerErrorCodes()).toEqual([ErrorCodes.RESOURCE_EXPIRED]);
@@ -271,7 +270,7 @@ describe('429: the server asks to slow down', () => {
     await waitForSleep(clock, 3000, server);
     await clock.tick(3000);
     await server.waitForWatchers(1);
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     await waitForCacheToMatch(h, server);
 
     expect(requestLog(server)).toEqual([
@@ -296,7 +295,7 @@ describe('429: the server asks to slow down', () => {
     await waitForSleep(clock, 2000, server);
     await clock.tick(2000);
     await server.waitForWatchers(1);
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     await waitForCacheToMatch(h, server);
 
     expect(requestLog(server).slice(2)).toEqual([`watch rv=${lastRV} → 429`, `watch rv=${lastRV} → 200`]);
@@ -305,7 +304,7 @@ describe('429: the server asks to slow down', () => {
 
   test('a 429 on the LIST goes to the watchErrorHandler and the next list waits Retry-After', async () => {
     const server = await startServer();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const clock = new FakeClock(T0);
     server.faults.failNext({ status: 429, verbs: ['list'], retryAfterSeconds: 4 });
     const h = startReflector(podsOf(server), { clock });
@@ -325,7 +324,7 @@ describe('429: the server asks to slow down', () => {
 describe('5xx on the LIST', () => {
   test('500 twice: each goes to the watchErrorHandler, backs off one step, then the list succeeds', async () => {
     const server = await startServer();
-    for (const name of ['a', 'b']) server.create('pods', pod(name));
+    for (const name of ['a', 'b']) server.create('pods', serverPod(name));
     server.faults.failNext({ status: 500, verbs: ['list'], count: 2 });
     const h = startReflector(podsOf(server));
     await waitForCacheToMatch(h, server);
@@ -344,7 +343,7 @@ describe('5xx on the LIST', () => {
 
   test('503 with Retry-After: the next list waits max(backoff step, Retry-After), then recovers', async () => {
     const server = await startServer();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const clock = new FakeClock(T0);
     server.faults.failNext({ status: 503, verbs: ['list'] }); // retryAfterSeconds 5 by default
     const h = startReflector(podsOf(server), { clock, backoff: new RecordingBackoff(800) });
@@ -365,7 +364,7 @@ describe('5xx on the LIST', () => {
 describe('pagination', () => {
   test('a continue token that expires during a paginated list gives exactly one full list at the requested RV', async () => {
     const server = await startServer();
-    for (const name of ['a', 'b', 'c', 'd', 'e']) server.create('pods', pod(name));
+    for (const name of ['a', 'b', 'c', 'd', 'e']) server.create('pods', serverPod(name));
     const lw = podsOf(server);
     let compacted = false;
     // Compacts the server's history right after the first page arrives, so the page-2 token is too old.
@@ -400,7 +399,7 @@ describe('pagination', () => {
 
   test('a large consistent list is fetched in pages of pageSize and merged', async () => {
     const server = await startServer();
-    for (let i = 0; i < 7; i++) server.create('pods', pod(`p${i}`));
+    for (let i = 0; i < 7; i++) server.create('pods', serverPod(`p${i}`));
     server.faults.failNext({ status: 410, verbs: ['list'] });
     const h = startReflector(podsOf(server), { reflector: { pageSize: 3 } });
     await waitForCacheToMatch(h, server);
@@ -416,14 +415,14 @@ describe('pagination', () => {
 describe('too large resourceVersion', () => {
   test('a relist answered 504 ResourceVersionTooLarge is retried at once with RV "" (consistent read)', async () => {
     const server = await startServer();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const h = startReflector(podsOf(server));
     await server.waitForWatchers(1);
     const lastRV = await createAndSee(server, h, 'b');
     server.faults.failNext({ status: 504, tooLargeResourceVersion: true, verbs: ['list'] });
     server.faults.injectIntoWatches({ error: tooOldStatus(lastRV, lastRV) });
     await waitFor(() => requestLog(server).length === 5);
-    server.create('pods', pod('c'));
+    server.create('pods', serverPod('c'));
     await waitForCacheToMatch(h, server);
 
     expect(requestLog(server).slice(2)).toEqual([
@@ -444,8 +443,8 @@ describe('stall detection', () => {
     await server.waitForWatchers(1);
     const listRV = server.resourceVersion;
     const stall = server.faults.stallWatches({ includeNew: false });
-    server.create('pods', pod('a')); // queued on the stalled stream: the client never sees it there
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('a')); // queued on the stalled stream: the client never sees it there
+    server.create('pods', serverPod('b'));
     await clock.tick(300_000); // timeoutSeconds is 300 (random() = 0)
     expect(h.reflector.stats().stalls).toBe(0);
     expect(cacheVersions(h.indexer)).toEqual([]);
@@ -488,7 +487,7 @@ describe('API server restart', () => {
     await server.waitForWatchers(1);
     const lastRV = await createAndSee(server, h, 'a', 'b');
     await restartWithOutage(server, clock, false, () => {
-      server.create('pods', pod('c'));
+      server.create('pods', serverPod('c'));
       server.delete('pods', 'a');
     });
     await waitForCacheToMatch(h, server);
@@ -504,14 +503,14 @@ describe('API server restart', () => {
 
   test('with its history lost: the rewatch gets 410 and the reflector relists; deletions during the outage reach the cache as tombstones', async () => {
     const server = await startServer();
-    for (const name of ['a', 'b']) server.create('pods', pod(name));
+    for (const name of ['a', 'b']) server.create('pods', serverPod(name));
     const clock = new FakeClock(T0);
     const h = startReflector(podsOf(server), { clock });
     await server.waitForWatchers(1);
     const lastRV = await createAndSee(server, h, 'c');
     await restartWithOutage(server, clock, true, () => {
       server.delete('pods', 'b');
-      server.create('pods', pod('d'));
+      server.create('pods', serverPod('d'));
     });
     await waitForRequests(server, 6);
     await waitForCacheToMatch(h, server);
@@ -541,7 +540,7 @@ describe('API server restart', () => {
     await waitFor(() => h.handlerErrors.length >= 2);
     expect(new Set(h.handlerErrorCodes())).toEqual(new Set([ErrorCodes.CONNECTION]));
     const server = track(await FakeApiServer.start({ port }), (s) => s.close());
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     await waitForCacheToMatch(h, server);
     expect(requestLog(server)[0]).toBe('list rv=0 limit=500 → 200');
     expect(serverVersions(server)).toEqual(cacheVersions(h.indexer));

@@ -12,10 +12,9 @@ import { SharedInformerFactory } from 'kinformer';
 import { FakeApiServer } from '@kinformer/testing';
 import { KubeConfig } from '@kubernetes/client-node';
 import { TamperingProxy, type ProxyUser } from './tamperingProxy.test.helpers.js';
-import { captureLogs, waitFor } from '@kinformer/test-tools';
+import { captureLogs, waitFor, serverPod } from '@kinformer/test-tools';
 import {
   disposeAll,
-  pod,
   requestLog,
   startReflector,
   track,
@@ -56,7 +55,7 @@ describe.each<[string, ProxyUser, string]>([
   test('while lists fail with 401, 403, 500 and watches are refused, reset and cut, at log level trace', async () => {
     const server = track(await FakeApiServer.start(), (s) => s.close());
     const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const logs = captureLogs('trace');
     const lw = createListWatch<Pod>(proxy.kubeConfig(user), PODS, { logger: logs.logger });
     const thrown: unknown[] = [];
@@ -66,19 +65,19 @@ describe.each<[string, ProxyUser, string]>([
     await waitForCacheToMatch(h, server);
     await waitFor(() => h.reflector.isWatching());
     // A connection reset in the middle of a watch, a watch refused with 403, a line cut by a reset.
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     await waitForCacheToMatch(h, server);
     server.faults.dropWatches();
-    server.create('pods', pod('c'));
+    server.create('pods', serverPod('c'));
     await waitForCacheToMatch(h, server);
     server.faults.failNext({ status: 403, verbs: ['watch'] });
     server.faults.endWatches();
     await waitFor(() => h.handlerErrors.length === 4);
     await waitFor(() => h.reflector.isWatching());
-    server.create('pods', pod('d'));
+    server.create('pods', serverPod('d'));
     await waitForCacheToMatch(h, server);
     server.faults.injectIntoWatches('truncated-line');
-    server.create('pods', pod('e'));
+    server.create('pods', serverPod('e'));
     await waitForCacheToMatch(h, server);
     await h.stop();
 
@@ -175,7 +174,7 @@ describe('401 and 403 surface as typed errors with the server message', () => {
     server.faults.failNext({ status: 401, verbs: ['list'] });
     const h = startReflector(createListWatch<Pod>(server.kubeConfig(), PODS));
     await waitFor(() => h.reflector.isWatching());
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     await waitForCacheToMatch(h, server);
     server.faults.failNext({ status: 403, verbs: ['watch'] });
     server.faults.endWatches();
@@ -306,13 +305,13 @@ describe('objects from the server are data', () => {
     const before = Object.getOwnPropertyNames(Object.prototype).sort();
     const server = track(await FakeApiServer.start(), (s) => s.close());
     const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
-    const evil = pod('evil', { labels: { constructor: 'y', prototype: 'z' } });
+    const evil = serverPod('evil', { labels: { constructor: 'y', prototype: 'z' } });
     evil.metadata.annotations = { constructor: 'a', prototype: 'b' };
     evil.spec = { ...evil.spec, constructor: { prototype: { polluted: 'yes' } } };
     server.create('pods', evil);
-    server.create('pods', pod('constructor'));
-    server.create('pods', pod('constructor/prototype'));
-    server.create('pods', pod('plain'));
+    server.create('pods', serverPod('constructor'));
+    server.create('pods', serverPod('constructor/prototype'));
+    server.create('pods', serverPod('plain'));
     // The fake server does not keep `__proto__` keys (a CRD with preserved unknown fields could hold
     // them), so the proxy adds them to `evil` in every list body and watch line, as JSON text.
     proxy.rewrite = (text) =>
@@ -405,7 +404,7 @@ describe('objects from the server are data', () => {
       html: '<script>globalThis.__kinformerPwned = "html"</script>',
       fn: 'function(){ globalThis.__kinformerPwned = "fn" }()',
     };
-    const p = pod('code', { labels: { app: 'eval', fn: 'Function' } });
+    const p = serverPod('code', { labels: { app: 'eval', fn: 'Function' } });
     p.metadata.annotations = payloads;
     server.create('pods', p);
     const h = startReflector(createListWatch<Pod>(server.kubeConfig(), PODS));
@@ -442,7 +441,7 @@ describe('selectors are encoded into the query, never spliced into the URL', () 
     ],
   ])('%s reaches the server as exactly that string (answered %d)', async (_what, status, selectors) => {
     const server = track(await FakeApiServer.start(), (s) => s.close());
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const lw = createListWatch<Pod>(server.kubeConfig(), PODS, selectors);
     const result = await lw
       .list({ resourceVersion: '0', limit: 5 }, { signal: AbortSignal.timeout(2000) })
@@ -461,9 +460,9 @@ describe('selectors are encoded into the query, never spliced into the URL', () 
 
   test('a valid selector with set operators is sent verbatim and filters the cache on the server side', async () => {
     const server = track(await FakeApiServer.start(), (s) => s.close());
-    server.create('pods', pod('web', { labels: { app: 'web', tier: 'back' } }));
-    server.create('pods', pod('db', { labels: { app: 'db', tier: 'back' } }));
-    server.create('pods', pod('front', { labels: { app: 'web', tier: 'front' } }));
+    server.create('pods', serverPod('web', { labels: { app: 'web', tier: 'back' } }));
+    server.create('pods', serverPod('db', { labels: { app: 'db', tier: 'back' } }));
+    server.create('pods', serverPod('front', { labels: { app: 'web', tier: 'front' } }));
     const selector = parseLabelSelector('app in (web, db), tier != front');
     const labelSelector = 'app in (db,web),tier!=front'; // its canonical text
     expect(selector.toString()).toBe(labelSelector);
@@ -509,7 +508,7 @@ describe('selectors are encoded into the query, never spliced into the URL', () 
   test('a continue token from a hostile server is sent back encoded: it cannot add or replace query parameters', async () => {
     const server = track(await FakeApiServer.start(), (s) => s.close());
     const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const token = 'x&labelSelector=&resourceVersion=1&watch=true#';
     proxy.next('list', {
       kind: 'respond',

@@ -17,7 +17,7 @@ import {
   type ReflectorOptions,
 } from '@kinformer/reflector';
 import type { FakeApiServer, RecordedRequest, ResourceRef } from '@kinformer/testing';
-import { RecordingBackoff, waitFor, type WaitForOptions } from '@kinformer/test-tools';
+import { RecordingBackoff, waitFor, type ServerPod, type WaitForOptions } from '@kinformer/test-tools';
 
 // Helpers of the integration suites (the generic ones — waits, log capture, backoffs — are
 // @kinformer/test-tools'): a reflector wired to a
@@ -26,31 +26,8 @@ import { RecordingBackoff, waitFor, type WaitForOptions } from '@kinformer/test-
 
 // --------------------------------------------------------------------------------- objects, views
 
-/** A pod as a user would create it. */
-export interface Pod extends KubeObject {
-  metadata: NonNullable<KubeObject['metadata']>;
-  spec?: { nodeName?: string; containers?: Array<{ name: string; image: string }>; [key: string]: unknown };
-  status?: { phase?: string };
-}
-
-/** A minimal pod `namespace/name` (or `name` in `default`). */
-export function pod(
-  nameOrKey: string,
-  extra: { labels?: Record<string, string>; nodeName?: string } = {},
-): Pod {
-  const slash = nameOrKey.indexOf('/');
-  const namespace = slash === -1 ? 'default' : nameOrKey.slice(0, slash);
-  const name = slash === -1 ? nameOrKey : nameOrKey.slice(slash + 1);
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace, ...(extra.labels === undefined ? {} : { labels: extra.labels }) },
-    spec: {
-      containers: [{ name: 'c', image: 'nginx' }],
-      ...(extra.nodeName === undefined ? {} : { nodeName: extra.nodeName }),
-    },
-  };
-}
+/** A pod as a user would create it (`serverPod` of `@kinformer/test-tools`). */
+export type Pod = ServerPod;
 
 /** `[key, resourceVersion]` pairs, sorted by key. */
 export type Versions = Array<[string, string]>;

@@ -12,8 +12,8 @@ import {
   type FakeKubeConfigOptions,
 } from '@kinformer/testing';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { captureLogs, RecordingBackoff, waitFor } from '@kinformer/test-tools';
-import { disposeAll, pod, track, type Pod } from './testSupport.test.helpers.js';
+import { captureLogs, RecordingBackoff, waitFor, serverPod } from '@kinformer/test-tools';
+import { disposeAll, track, type Pod } from './testSupport.test.helpers.js';
 
 // TLS end to end: FakeApiServer over HTTPS (a test CA, optional client certificates) ←
 // @kubernetes/client-node's KubeConfig ← createListWatch ← SharedIndexInformer /
@@ -51,8 +51,8 @@ const SECRETS: readonly string[] = [
 async function startServer(clientAuth?: ClientAuthMode): Promise<FakeApiServer> {
   const server = await FakeApiServer.start({ tls: clientAuth === undefined ? true : { clientAuth } });
   track(server, (s) => s.close());
-  server.create('pods', pod('a'));
-  server.create('pods', pod('b'));
+  server.create('pods', serverPod('a'));
+  server.create('pods', serverPod('b'));
   return server;
 }
 
@@ -146,7 +146,7 @@ describe('createListWatch verifies the server certificate', () => {
       { resourceVersion: server.resourceVersion, allowWatchBookmarks: false },
       ctx(),
     );
-    server.create('pods', pod('c'));
+    server.create('pods', serverPod('c'));
     for await (const e of stream) {
       events.push(`${e.type} ${(e.object as Pod).metadata.name}`);
       break;
@@ -220,7 +220,7 @@ describe('client certificates', () => {
     const list = await lw.list({}, ctx());
     expect(list.items).toHaveLength(2);
     const stream = await lw.watch({ resourceVersion: server.resourceVersion }, ctx());
-    server.create('pods', pod('c'));
+    server.create('pods', serverPod('c'));
     for await (const e of stream) {
       expect(e).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'c' } } });
       break;
@@ -282,7 +282,7 @@ describe('informers over HTTPS', () => {
         .map((p) => p.metadata?.name)
         .sort(),
     ).toEqual(['a', 'b']);
-    server.create('pods', pod('c'));
+    server.create('pods', serverPod('c'));
     await waitFor(() => added.includes('c'), { describe: () => added });
     expect(lister.namespace('default').get('c')?.spec?.containers).toEqual([{ name: 'c', image: 'nginx' }]);
     expect(server.requests.length).toBeGreaterThanOrEqual(2);

@@ -1,4 +1,5 @@
 import { abortError, type KubeList, type KubeObject } from '@kinformer/core';
+import { waitFor } from '@kinformer/core/internal';
 import { FakeWatchStream } from './fakeWatchStream.js';
 import type {
   ListerWatcher,
@@ -68,6 +69,11 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
   private nextWatchCursor = 0;
   private listCount = 0;
   private readonly waiters = new Set<() => void>();
+  /** Wakes {@link waitFor} on every request. */
+  private readonly requested = {
+    on: (_event: string, listener: () => void): void => void this.waiters.add(listener),
+    off: (_event: string, listener: () => void): void => void this.waiters.delete(listener),
+  };
 
   constructor(options: FakeListerWatcherOptions<T> = {}) {
     if (options.watchListSupported !== undefined) this.watchListSupported = options.watchListSupported;
@@ -111,38 +117,16 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
   }
 
   /**
-   * Resolves once `condition()` holds, re-checking after every request and on every event-loop turn.
-   * Rejects after `waitTimeoutMs` of real time with `description` in the message.
+   * Resolves once `condition()` holds, re-checking after every request and every 2 ms of real time
+   * (a timer, not a busy loop). Rejects after `waitTimeoutMs` of real time with `description` in the
+   * message.
    */
   waitFor(condition: () => boolean, description = 'a condition'): Promise<void> {
-    if (condition()) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      let immediate: ReturnType<typeof setImmediate> | undefined;
-      const check = (): void => {
-        if (!condition()) return;
-        cleanup();
-        resolve();
-      };
-      const poll = (): void => {
-        check();
-        if (done) return;
-        immediate = setImmediate(poll);
-      };
-      let done = false;
-      const timeout = setTimeout(() => {
-        cleanup();
-        reject(
-          new Error(`FakeListerWatcher: timed out after ${this.waitTimeoutMs} ms waiting for ${description}`),
-        );
-      }, this.waitTimeoutMs);
-      const cleanup = (): void => {
-        done = true;
-        clearTimeout(timeout);
-        if (immediate !== undefined) clearImmediate(immediate);
-        this.waiters.delete(check);
-      };
-      this.waiters.add(check);
-      immediate = setImmediate(poll);
+    return waitFor(condition, {
+      what: description,
+      timeoutMs: this.waitTimeoutMs,
+      label: 'FakeListerWatcher',
+      wakeOn: [{ emitter: this.requested, events: ['request'] }],
     });
   }
 

@@ -1,7 +1,6 @@
 import {
   ErrorCodes,
   KinformerError,
-  type Backoff,
   type KubeList,
   type KubeObject,
   type Logger,
@@ -13,16 +12,22 @@ import { Reflector, type ReflectorOptions } from './reflector.js';
 import { reflectorBackoff } from './recovery.js';
 import { FakeListerWatcher, type FakeListerWatcherOptions } from './testing.js';
 import { getEventListeners } from 'node:events';
-import { captureLogs, keyOf, LEVEL, type LogLine } from '@kinformer/test-tools';
+import {
+  captureLogs,
+  keyOf,
+  LEVEL,
+  pod,
+  RecordingBackoff,
+  status,
+  type LogLine,
+} from '@kinformer/test-tools';
+
+export { pod, status };
 
 /** Builders, a recording store and backoff, and the reflector harness shared by the reflector's tests. */
 
 export interface Pod extends KubeObject {
   spec?: { nodeName?: string };
-}
-
-export function pod(name: string, resourceVersion: string, namespace = 'default'): Pod {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, resourceVersion } };
 }
 
 export function podList(resourceVersion: string, items: Pod[] = [], cont?: string): KubeList<Pod> {
@@ -38,12 +43,6 @@ export function pods(from: number, to: number): Pod[] {
   const out: Pod[] = [];
   for (let i = from; i < to; i++) out.push(pod(`pod-${i}`, String(i)));
   return out;
-}
-
-export function status(code: number, reason: string, message: string, details?: Status['details']): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
-  if (details) s.details = details;
-  return s;
 }
 
 export const expiredStatus = (): Status => status(410, 'Expired', 'too old resource version: 1 (5)');
@@ -114,27 +113,25 @@ export class RecordingStore implements ReflectorStore<Pod> {
   }
 }
 
-/** Records every delay the reflector asks for. */
-export class RecordingBackoff implements Backoff {
-  readonly delays: number[] = [];
-  constructor(private readonly inner: Backoff) {}
-  next(): number {
-    const d = this.inner.next();
-    this.delays.push(d);
-    return d;
-  }
-  reset(): void {
-    this.inner.reset();
-  }
+/**
+ * A reflector over a {@link FakeListerWatcher} into `store` (default a {@link RecordingStore}), on a
+ * fake clock, with a recording backoff (default: client-go's reflector backoff without jitter).
+ */
+export function harness(
+  options: Partial<ReflectorOptions<Pod>> = {},
+  lwOptions: FakeListerWatcherOptions<Pod> = {},
+) {
+  return harnessWith(new RecordingStore(), options, lwOptions);
 }
 
-export function harness(
+/** {@link harness} into a store of the test's own. */
+export function harnessWith<S extends ReflectorStore<Pod>>(
+  store: S,
   options: Partial<ReflectorOptions<Pod>> = {},
   lwOptions: FakeListerWatcherOptions<Pod> = {},
 ) {
   const clock = options.clock instanceof FakeClock ? options.clock : new FakeClock(1_000_000);
   const lw = new FakeListerWatcher<Pod>(lwOptions);
-  const store = new RecordingStore();
   const backoff = new RecordingBackoff(options.backoff ?? reflectorBackoff(clock, () => 0));
   const handled: unknown[] = [];
   const reflector = new Reflector<Pod>(lw, store, {
@@ -157,6 +154,10 @@ export function harness(
     start(): Promise<void> {
       running = reflector.run(controller.signal);
       return running;
+    },
+    /** Aborts the run's signal (without waiting; `stop` waits and checks). */
+    abort(): void {
+      controller.abort();
     },
     /** Waits until the reflector asked the backoff for its `n`-th delay (it then sleeps on the clock). */
     async backoffCalls(n: number): Promise<void> {

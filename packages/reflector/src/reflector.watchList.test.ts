@@ -1,34 +1,22 @@
-import { getEventListeners } from 'node:events';
 import {
   createLogger,
   ErrorCodes,
   ExponentialBackoff,
   KinformerError,
-  type KubeList,
   type KubeObject,
-  type Status,
 } from '@kinformer/core';
 import { FakeClock } from '@kinformer/core/testing';
 import type { ReflectorStore } from './listerWatcher.js';
 import { Reflector, type ReflectorOptions } from './reflector.js';
-import { RecordingBackoff } from './reflector.test.helpers.js';
+import { podList, harnessWith } from './reflector.test.helpers.js';
+import { pod as basePod, status } from '@kinformer/test-tools';
 import { FakeListerWatcher, type FakeListerWatcherOptions } from './testing.js';
 
 // client-go reflector_watchlist_test.go (§10.2) and the watch-list half of TestReflectorListAndWatch.
 
 type Pod = KubeObject;
 
-function pod(name: string, resourceVersion: string): Pod {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', resourceVersion } };
-}
-
-function podList(resourceVersion: string, items: Pod[] = []): KubeList<Pod> {
-  return { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion }, items };
-}
-
-function status(code: number, reason: string, message: string): Status {
-  return { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
-}
+const pod = (name: string, resourceVersion: string): Pod => basePod(name, resourceVersion, 'ns');
 
 const expired = (): KinformerError =>
   KinformerError.fromStatus(status(410, 'Expired', 'too old resource version: 1 (5)'));
@@ -55,49 +43,15 @@ class RecordingStore implements ReflectorStore<Pod> {
   }
 }
 
+/** The reflector harness of `reflector.test.helpers.ts` with the streaming list on and this store. */
 function harness(
   options: Partial<ReflectorOptions<Pod>> = {},
   lwOptions: FakeListerWatcherOptions<Pod> = {},
 ) {
   const clock = new FakeClock(5_000_000);
-  const lw = new FakeListerWatcher<Pod>(lwOptions);
-  const store = new RecordingStore();
-  const backoff = new RecordingBackoff(new ExponentialBackoff({ clock, random: () => 0 }));
-  const handled: unknown[] = [];
-  const reflector = new Reflector<Pod>(lw, store, {
-    clock,
-    backoff,
-    random: () => 0,
-    useWatchList: true,
-    watchErrorHandler: (_r, err) => handled.push(err),
-    ...options,
-  });
-  const controller = new AbortController();
-  let running: Promise<void> | undefined;
-  return {
-    clock,
-    lw,
-    store,
-    backoff,
-    handled,
-    reflector,
-    start(): void {
-      running = reflector.run(controller.signal);
-    },
-    /** Aborts the run's signal (without waiting; `stop` waits and checks). */
-    abort(): void {
-      controller.abort();
-    },
-    async backoffCalls(n: number): Promise<void> {
-      await lw.waitFor(() => backoff.delays.length >= n, `backoff call #${n}`);
-    },
-    async stop(): Promise<void> {
-      controller.abort();
-      await running;
-      expect(clock.pendingTimers()).toBe(0);
-      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
-    },
-  };
+  const backoff = new ExponentialBackoff({ clock, random: () => 0 });
+  const h = harnessWith(new RecordingStore(), { clock, backoff, useWatchList: true, ...options }, lwOptions);
+  return { ...h, start: (): void => void h.start() };
 }
 
 const STREAMING = {

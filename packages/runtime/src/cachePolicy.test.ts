@@ -1,5 +1,5 @@
 import { ObjectClient } from '@kinformer/client-node';
-import { captureLogs, LEVEL, waitFor } from '@kinformer/test-tools';
+import { captureLogs, LEVEL, serverPod, waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import { kinds } from './kinds.js';
 import { project } from './projection.js';
@@ -8,15 +8,6 @@ import { TestEnv } from './testing.js';
 
 function secret(name: string, namespace: string): V1Secret {
   return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, data: { k: 'dg==' } };
-}
-
-function pod(name: string, nodeName: string): V1Pod {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'default', labels: { app: 'web' } },
-    spec: { nodeName, containers: [{ name: 'c', image: 'nginx' }] },
-  };
 }
 
 describe('Manager cache policy', () => {
@@ -161,9 +152,9 @@ describe('Manager cache policy', () => {
   });
 
   it('applies the policy selectors and a projection, and a projected informer is typed by it', async () => {
-    env.server.create(kinds.pods, pod('p1', 'n1'));
+    env.server.create(kinds.pods, serverPod('p1', { nodeName: 'n1', labels: { app: 'web' } }));
     env.server.create(kinds.pods, {
-      ...pod('p2', 'n2'),
+      ...serverPod('p2', { nodeName: 'n2', labels: { app: 'web' } }),
       metadata: { name: 'p2', namespace: 'default', labels: { app: 'db' } },
     });
     const nodes = project<V1Pod>()(['spec.nodeName']);

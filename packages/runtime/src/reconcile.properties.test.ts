@@ -5,7 +5,7 @@
  * injected clock. The pure queue's contract is checked against a model in reconcileQueue.model.test.ts.
  */
 import { FakeClock } from '@kinformer/core/testing';
-import { waitFor } from '@kinformer/test-tools';
+import { settle, waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { kinds } from './kinds.js';
@@ -149,7 +149,7 @@ describe('reconcile guarantees (Manager on FakeApiServer)', () => {
     expect(seen).toHaveLength(1);
     release!();
     await waitFor(() => seen.at(-1) === last && controller.stats().active === 0);
-    await new Promise<void>((resolve) => setTimeout(resolve, 20)); // a stray extra run would show now
+    await settle(20); // a stray extra run would show now
     expect(seen.length - 1).toBeGreaterThanOrEqual(1);
     expect(seen.length - 1).toBeLessThanOrEqual(2);
     expect(seen.at(-1)).toBe(last);

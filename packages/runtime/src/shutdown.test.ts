@@ -145,10 +145,10 @@ describe('Manager shutdown and hand-over', () => {
     // Wait until the informer has been refused at least once, then ask.
     await waitFor(() => refusal.remaining < 1_000_000, 'the list to be refused', 10_000);
     let ready = await get('/readyz/informer-sync');
-    for (let i = 0; i < 50 && !ready.body.includes('ERR_FORBIDDEN'); i++) {
-      await new Promise<void>((resolve) => setTimeout(resolve, 20));
-      ready = await get('/readyz/informer-sync');
-    }
+    await waitFor(
+      async () => (ready = await get('/readyz/informer-sync')).body.includes('ERR_FORBIDDEN'),
+      'the readiness check to name the refusal',
+    );
     expect(ready.status).toBe(500);
     // The cause: the informer's name and the server's 403 (kinformer's ERR_FORBIDDEN, the Status message).
     expect(ready.body).toMatch(/configmaps\.v1(\?\S*)?: ERR_FORBIDDEN/); // the informer's key may carry its scope

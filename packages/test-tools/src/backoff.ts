@@ -1,18 +1,35 @@
 import type { Backoff } from '@kinformer/core';
 
-/** A {@link Backoff} that always answers `delayMs` (default 0: retry at once) and counts its steps. */
+/**
+ * A {@link Backoff} that records every delay it answers (`delays`) and every reset. It answers
+ * `inner`'s delays, or always `inner` ms when given a number (default 0: retry at once).
+ */
 export class RecordingBackoff implements Backoff {
-  steps = 0;
+  /** Every delay answered, in order. */
+  readonly delays: number[] = [];
   resets = 0;
-  constructor(private readonly delayMs = 0) {}
+  private readonly inner: Backoff;
+  constructor(inner: Backoff | number = 0) {
+    this.inner = typeof inner === 'number' ? constantBackoff(inner) : inner;
+  }
+  /** How many delays were asked for. */
+  get steps(): number {
+    return this.delays.length;
+  }
   next(): number {
-    this.steps++;
-    return this.delayMs;
+    const d = this.inner.next();
+    this.delays.push(d);
+    return d;
   }
   reset(): void {
     this.resets++;
+    this.inner.reset();
   }
 }
 
+function constantBackoff(delayMs: number): Backoff {
+  return { next: (): number => delayMs, reset: (): void => undefined };
+}
+
 /** A backoff that never waits (a reflector then retries on the next event-loop turn). */
-export const noBackoff: Backoff = { next: (): number => 0, reset: (): void => undefined };
+export const noBackoff: Backoff = constantBackoff(0);

@@ -1,5 +1,5 @@
-export type { Pod } from './objects.js';
-export { keyOf, pod, podList } from './objects.js';
+export type { Pod, ServerPod, ServerPodFields } from './objects.js';
+export { keyOf, pod, podList, serverPod, status } from './objects.js';
 export type { WaitForOptions, WakeSource } from './waitFor.js';
 export { settle, waitFor, within } from './waitFor.js';
 export type { CapturedLogs, LogLine } from './logs.js';

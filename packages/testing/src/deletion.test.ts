@@ -1,6 +1,7 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from './index.js';
-import { pod, request, WatchReader, type WatchLine } from './wire.test.helpers.js';
+import { serverPod } from '@kinformer/test-tools';
+import { request, WatchReader, type WatchLine } from './wire.test.helpers.js';
 
 // Deletion as kube-apiserver's generic registry does it: registry/rest/delete.go BeforeDelete,
 // registry/generic/registry/store.go Delete / updateForGracefulDeletionAndFinalizers /
@@ -39,7 +40,7 @@ describe('graceful pod deletion (gracefulPodDeletion)', () => {
     // CheckGracefulDelete: gracePeriodSeconds, else spec.terminationGracePeriodSeconds (defaulted to 30).
     const clock = new FakeClock(T0);
     server = await FakeApiServer.start({ clock, gracefulPodDeletion: true });
-    server.create('pods', pod('p', 'default', { spec: { nodeName: 'n1' } }));
+    server.create('pods', serverPod('p', { spec: { nodeName: 'n1' } }));
     const w = await watchPods();
     const res = await request(`${server.url}${PODS}/p`, { method: 'DELETE' });
     expect(res.status).toBe(200);
@@ -65,10 +66,7 @@ describe('graceful pod deletion (gracefulPodDeletion)', () => {
     const clock = new FakeClock(T0);
     server = await FakeApiServer.start({ clock, gracefulPodDeletion: true });
     for (const name of ['a', 'b', 'c'])
-      server.create(
-        'pods',
-        pod(name, 'default', { spec: { nodeName: 'n1', terminationGracePeriodSeconds: 7 } }),
-      );
+      server.create('pods', serverPod(name, { spec: { nodeName: 'n1', terminationGracePeriodSeconds: 7 } }));
     const a = await request(`${server.url}${PODS}/a`, {
       method: 'DELETE',
       body: JSON.stringify({ gracePeriodSeconds: 5 }),
@@ -89,7 +87,7 @@ describe('graceful pod deletion (gracefulPodDeletion)', () => {
   test('a second DELETE may only shorten the grace period; a longer one changes nothing', async () => {
     const clock = new FakeClock(T0);
     server = await FakeApiServer.start({ clock, gracefulPodDeletion: true });
-    server.create('pods', pod('p', 'default', { spec: { nodeName: 'n1' } }));
+    server.create('pods', serverPod('p', { spec: { nodeName: 'n1' } }));
     const first = server.delete('pods', 'default/p');
     const rv = server.resourceVersion;
     const again = server.delete('pods', 'default/p', { gracePeriodSeconds: 60 });
@@ -113,12 +111,9 @@ describe('graceful pod deletion (gracefulPodDeletion)', () => {
   test('an unscheduled or finished pod, or gracePeriodSeconds 0, is deleted at once: MODIFIED with the deletionTimestamp, then DELETED', async () => {
     const clock = new FakeClock(T0);
     server = await FakeApiServer.start({ clock, gracefulPodDeletion: true });
-    server.create('pods', pod('unscheduled'));
-    server.create(
-      'pods',
-      pod('done', 'default', { spec: { nodeName: 'n1' }, status: { phase: 'Succeeded' } }),
-    );
-    server.create('pods', pod('forced', 'default', { spec: { nodeName: 'n1' } }));
+    server.create('pods', serverPod('unscheduled'));
+    server.create('pods', serverPod('done', { spec: { nodeName: 'n1' }, status: { phase: 'Succeeded' } }));
+    server.create('pods', serverPod('forced', { spec: { nodeName: 'n1' } }));
     const w = await watchPods();
     server.delete('pods', 'default/unscheduled');
     server.delete('pods', 'default/done');
@@ -146,7 +141,7 @@ describe('graceful pod deletion (gracefulPodDeletion)', () => {
     const clock = new FakeClock(T0);
     server = await FakeApiServer.start({ clock, gracefulPodDeletion: true });
     server.create('pods', {
-      ...pod('p', 'default', { spec: { nodeName: 'n1' } }),
+      ...serverPod('p', { spec: { nodeName: 'n1' } }),
       metadata: { name: 'p', namespace: 'default', finalizers: ['example.com/hold'] },
     });
     server.delete('pods', 'default/p');
@@ -160,7 +155,7 @@ describe('graceful pod deletion (gracefulPodDeletion)', () => {
 
   test('with gracefulPodDeletion: false a pod is deleted at once with grace 0: MODIFIED (deletionTimestamp) then DELETED', async () => {
     server = await FakeApiServer.start({ gracefulPodDeletion: false });
-    server.create('pods', pod('p', 'default', { spec: { nodeName: 'n1' } }));
+    server.create('pods', serverPod('p', { spec: { nodeName: 'n1' } }));
     const w = await watchPods();
     server.delete('pods', 'default/p');
     const marked = await w.next();

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
+import { serverPod } from '@kinformer/test-tools';
 import { FakeApiServer, FakeClock } from './index.js';
 import { decodeKubeProtobuf } from './protobuf.js';
 import { humanDuration } from './table.js';
-import { pod, request, send, WatchReader } from './wire.test.helpers.js';
+import { request, send, WatchReader } from './wire.test.helpers.js';
 
 // What makes FakeApiServer an envtest: CRDs from YAML/JSON, OpenAPI, Tables, aggregated
 // discovery, reviews, NamespaceLifecycle, defaulting and field validation, protobuf bodies. Each
@@ -225,7 +226,7 @@ describe('server-side Tables (as=Table;g=meta.k8s.io;v=v1)', () => {
     const clock = new FakeClock(T0);
     server = await FakeApiServer.start({ clock });
     server.create('pods', {
-      ...pod('web'),
+      ...serverPod('web'),
       spec: {
         nodeName: 'node-1',
         containers: [

@@ -9,7 +9,8 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { FakeApiServer, FakeClock as ReexportedClock, FakeListerWatcher } from './index.js';
-import { pod, request, send, WIDGETS } from './wire.test.helpers.js';
+import { serverPod } from '@kinformer/test-tools';
+import { request, send, WIDGETS } from './wire.test.helpers.js';
 
 // CRUD, discovery, leases, request recording, the in-process API and @kubernetes/client-node
 // against the fake over real HTTP.
@@ -28,7 +29,11 @@ describe('create (POST)', () => {
     server = await FakeApiServer.start({ clock });
     server.create('configmaps', { metadata: { name: 'other' } });
     const before = Number(server.resourceVersion);
-    const res = await send(`${server.url}${PODS}`, 'POST', { apiVersion: 'v1', kind: 'Pod', ...pod('a') });
+    const res = await send(`${server.url}${PODS}`, 'POST', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      ...serverPod('a'),
+    });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({
       kind: 'Pod',
@@ -48,8 +53,8 @@ describe('create (POST)', () => {
 
   test('an existing name is 409 AlreadyExists with the exact Status', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a'));
-    const res = await send(`${server.url}${PODS}`, 'POST', pod('a'));
+    server.create('pods', serverPod('a'));
+    const res = await send(`${server.url}${PODS}`, 'POST', serverPod('a'));
     expect(res.status).toBe(409);
     expect(res.text).toBe(
       '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \\"a\\" already exists","reason":"AlreadyExists","details":{"name":"a","kind":"pods"},"code":409}\n',
@@ -75,7 +80,7 @@ describe('create (POST)', () => {
 
   test('a namespace in the body that differs from the URL is 400', async () => {
     server = await FakeApiServer.start();
-    const res = await send(`${server.url}${PODS}`, 'POST', pod('a', 'other'));
+    const res = await send(`${server.url}${PODS}`, 'POST', serverPod('other/a'));
     expect(res.status).toBe(400);
     expect(res.json.message).toBe(
       'the namespace of the provided object does not match the namespace sent on the request',
@@ -92,7 +97,7 @@ describe('create (POST)', () => {
 describe('get (GET one)', () => {
   test('answers the object with kind/apiVersion; a missing one is 404 NotFound with the exact Status', async () => {
     server = await FakeApiServer.start();
-    const created = server.create('pods', pod('a'));
+    const created = server.create('pods', serverPod('a'));
     const res = await request(`${server.url}${PODS}/a`);
     expect(res.status).toBe(200);
     expect(res.json).toEqual(created);
@@ -105,7 +110,7 @@ describe('get (GET one)', () => {
 
   test('metadata-only GET answers PartialObjectMetadata; the list form is 406', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a', 'default', { labels: { x: 'y' } }));
+    server.create('pods', serverPod('a', { labels: { x: 'y' } }));
     const res = await request(`${server.url}${PODS}/a`, {
       headers: { Accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' },
     });
@@ -125,7 +130,7 @@ describe('get (GET one)', () => {
 describe('update (PUT)', () => {
   test('a stale metadata.resourceVersion is 409 Conflict; the current one updates and bumps the RV', async () => {
     server = await FakeApiServer.start();
-    const created = server.create('pods', pod('a'));
+    const created = server.create('pods', serverPod('a'));
     server.patch('pods', 'default/a', { metadata: { labels: { v: '1' } } });
     const stale = await send(`${server.url}${PODS}/a`, 'PUT', created);
     expect(stale.status).toBe(409);
@@ -160,11 +165,11 @@ describe('update (PUT)', () => {
 
   test('a name that differs from the URL is 400; a missing object is 404; /status replaces only the status', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a'));
-    const renamed = await send(`${server.url}${PODS}/a`, 'PUT', pod('b'));
+    server.create('pods', serverPod('a'));
+    const renamed = await send(`${server.url}${PODS}/a`, 'PUT', serverPod('b'));
     expect(renamed.status).toBe(400);
     expect(renamed.json.message).toBe('the name of the object (b) does not match the name on the URL (a)');
-    const missing = await send(`${server.url}${PODS}/zz`, 'PUT', pod('zz'));
+    const missing = await send(`${server.url}${PODS}/zz`, 'PUT', serverPod('zz'));
     expect(missing.status).toBe(404);
     const status = await send(`${server.url}${PODS}/a/status`, 'PUT', {
       metadata: { name: 'a', labels: { ignored: 'yes' } },
@@ -184,7 +189,7 @@ describe('update (PUT)', () => {
 describe('patch (PATCH)', () => {
   test('merge patch, strategic merge patch (as merge for maps) and JSON patch', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a', 'default', { labels: { keep: 'yes', drop: 'yes' } }));
+    server.create('pods', serverPod('a', { labels: { keep: 'yes', drop: 'yes' } }));
     const merge = await send(
       `${server.url}${PODS}/a`,
       'PATCH',
@@ -230,7 +235,7 @@ describe('patch (PATCH)', () => {
 
   test('a resourceVersion in the patch is a precondition; other media types are 415; a missing object is 404', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const stale = await send(
       `${server.url}${PODS}/a`,
       'PATCH',
@@ -255,7 +260,7 @@ describe('delete (DELETE)', () => {
     expect(res.text).toBe(
       `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","details":{"name":"cm","kind":"configmaps","uid":"${cm.metadata?.uid}"}}\n`,
     );
-    const p = server.create('pods', pod('a'));
+    const p = server.create('pods', serverPod('a'));
     const deleted = await request(`${server.url}${PODS}/a`, { method: 'DELETE' });
     // The pod's last state: marked for deletion (grace 0) in a MODIFIED write, then deleted.
     expect(deleted.json).toEqual({
@@ -289,8 +294,8 @@ describe('delete (DELETE)', () => {
 
   test('preconditions that do not hold are 409; deletecollection honours selectors', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a', 'default', { labels: { app: 'x' } }));
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('a', { labels: { app: 'x' } }));
+    server.create('pods', serverPod('b'));
     const res = await request(`${server.url}${PODS}/a`, {
       method: 'DELETE',
       body: JSON.stringify({ preconditions: { uid: 'nope' } }),
@@ -551,7 +556,7 @@ describe('in-process API', () => {
 
   test('errors are KinformerErrors carrying the server Status', async () => {
     server = await FakeApiServer.start();
-    const created = server.create('pods', pod('a'));
+    const created = server.create('pods', serverPod('a'));
     server.patch('pods', 'default/a', { metadata: { labels: { x: 'y' } } });
     let caught: unknown;
     try {
@@ -563,7 +568,7 @@ describe('in-process API', () => {
     expect(() => server.get('pods', 'default/missing')).toThrow(
       expect.objectContaining({ code: ErrorCodes.NOT_FOUND, httpStatus: 404 }),
     );
-    expect(() => server.create('pods', pod('a'))).toThrow(
+    expect(() => server.create('pods', serverPod('a'))).toThrow(
       expect.objectContaining({
         code: ErrorCodes.CONFLICT,
         status: expect.objectContaining({ reason: 'AlreadyExists' }),
@@ -578,7 +583,7 @@ describe('in-process API', () => {
   test('one global resourceVersion across types, starting at initialResourceVersion', async () => {
     server = await FakeApiServer.start({ initialResourceVersion: 1000 });
     expect(server.resourceVersion).toBe('1000');
-    const a = server.create('pods', pod('a'));
+    const a = server.create('pods', serverPod('a'));
     const b = server.create('configmaps', { metadata: { name: 'b' } });
     expect([a.metadata?.resourceVersion, b.metadata?.resourceVersion]).toEqual(['1001', '1002']);
     expect(server.bumpResourceVersion(5)).toBe('1007');
@@ -626,8 +631,8 @@ describe('observability', () => {
 describe('@kubernetes/client-node against the fake', () => {
   test('CoreV1Api lists pods and client-node Watch streams events through server.kubeConfig()', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a', 'default', { labels: { app: 'web' } }));
-    server.create('pods', pod('b', 'other'));
+    server.create('pods', serverPod('a', { labels: { app: 'web' } }));
+    server.create('pods', serverPod('other/b'));
     const kc = server.kubeConfig();
     const core = kc.makeApiClient(CoreV1Api);
     const list = await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=web' });
@@ -646,7 +651,7 @@ describe('@kubernetes/client-node against the fake', () => {
       );
     });
     await server.waitForWatchers(1);
-    server.create('pods', pod('c'));
+    server.create('pods', serverPod('c'));
     server.delete('pods', 'default/a');
     await server.waitFor(() => events.length === 3);
     expect(events).toEqual([

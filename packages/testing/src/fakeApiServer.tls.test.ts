@@ -10,7 +10,7 @@ import {
   UNTRUSTED_TLS,
   type ClientAuthMode,
 } from './index.js';
-import { pod } from './wire.test.helpers.js';
+import { serverPod } from '@kinformer/test-tools';
 
 // FakeApiServer's HTTPS mode (`tls`): the certificates it serves, what a client without the right
 // CA or without a client certificate gets, the user it records, and the KubeConfigs it builds,
@@ -123,7 +123,7 @@ describe('serving HTTPS', () => {
     expect(server.clientCert).toBe(FAKE_API_SERVER_TLS.clientCert);
     expect(server.clientKey).toBe(FAKE_API_SERVER_TLS.clientKey);
     expect(server.clientAuth).toBe('none');
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const res = await httpsGet(`${server.url}${PODS}`, { ca: server.ca });
     expect(res.error).toBeUndefined();
     expect(res.status).toBe(200);
@@ -355,7 +355,7 @@ describe('kubeConfig() over HTTPS', () => {
 describe('@kubernetes/client-node over HTTPS', () => {
   test('CoreV1Api lists pods with the default KubeConfig (the CA verifies the server)', async () => {
     await startTls();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const list = await server
       .kubeConfig()
       .makeApiClient(CoreV1Api)
@@ -369,7 +369,7 @@ describe('@kubernetes/client-node over HTTPS', () => {
     ['with a server name the certificate does not list', { tlsServerName: 'kubernetes.example.com' }],
   ] as const)('CoreV1Api %s fails verification and gets no data', async (_name, options) => {
     await startTls();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const err = await server
       .kubeConfig(options)
       .makeApiClient(CoreV1Api)
@@ -426,7 +426,7 @@ describe('@kubernetes/client-node over HTTPS', () => {
       );
     });
     await server.waitForWatchers(1);
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     await server.waitFor(() => events.length === 1);
     expect(events).toEqual([['ADDED', 'b']]);
     expect(server.requests[0]).toMatchObject({ verb: 'watch', user: 'kinformer-fake-admin' });

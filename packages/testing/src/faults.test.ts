@@ -1,6 +1,7 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer, type InjectedStatus } from './index.js';
-import { decodeToken, pod, request, WatchReader } from './wire.test.helpers.js';
+import { serverPod } from '@kinformer/test-tools';
+import { decodeToken, request, WatchReader } from './wire.test.helpers.js';
 
 // Fault injection: W10–W12 of the §10 checklist, and every fault of `server.faults`.
 
@@ -191,7 +192,7 @@ describe('dropping and ending watches', () => {
       '/api/v1/namespaces/default/configmaps',
     );
     await server.waitForWatchers(2);
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     expect(server.faults.endWatches({ resource: 'pods' })).toBe(1);
     const end = await pods.readToEnd();
     expect(end.error).toBeUndefined();
@@ -207,8 +208,8 @@ describe('stalls', () => {
     const w = await watch();
     await server.waitForWatchers(1);
     const stall = server.faults.stallWatches();
-    server.create('pods', pod('a'));
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('a'));
+    server.create('pods', serverPod('b'));
     await w.expectQuiet(80);
     expect(w.ended).toBe(false);
     expect(server.openWatchCount()).toBe(1);
@@ -219,7 +220,7 @@ describe('stalls', () => {
 
   test('new watches opened during a stall are stalled too (headers only) until released', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const stall = server.faults.stallWatches({ resource: 'pods' });
     const w = await watch('watch=true&resourceVersion=0');
     expect(w.status).toBe(200);
@@ -238,7 +239,7 @@ describe('injections into watch streams', () => {
     expect(server.faults.injectIntoWatches('malformed-line')).toBe(1);
     server.faults.injectIntoWatches('unknown-event-type');
     server.faults.injectIntoWatches('null-object');
-    server.create('pods', pod('after'));
+    server.create('pods', serverPod('after'));
     expect(await w.nextLine()).toBe('{"type":"ADDED","object":{not json}}');
     const unknown = JSON.parse((await w.nextLine())!) as {
       type: string;
@@ -289,8 +290,8 @@ describe('injections into watch streams', () => {
 describe('compaction', () => {
   test('after compact, old watches resume with an in-stream 410 and old continue tokens expire', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a'));
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('a'));
+    server.create('pods', serverPod('b'));
     const rv = server.resourceVersion;
     const page = await request(`${server.url}/api/v1/pods?limit=1`);
     const token = (page.json.metadata as { continue: string }).continue;
@@ -311,7 +312,7 @@ describe('compaction', () => {
 describe('restart', () => {
   test('ends every watch, keeps objects, and the revision keeps increasing; clients can resume', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const rv = server.resourceVersion;
     const w = await watch(`watch=true&resourceVersion=${rv}`);
     await server.waitForWatchers(1);
@@ -319,7 +320,7 @@ describe('restart', () => {
     expect((await w.readToEnd()).lines).toEqual([]);
     expect(server.openWatchCount()).toBe(0);
     expect(server.list('pods')).toHaveLength(1);
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     expect(Number(server.resourceVersion)).toBeGreaterThan(Number(rv));
     const resumed = await watch(`watch=true&resourceVersion=${rv}`);
     expect((await resumed.next()).object.metadata?.name).toBe('b');
@@ -327,7 +328,7 @@ describe('restart', () => {
 
   test('with loseHistory, resuming from an old RV gets 410 so the client must relist', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const rv = server.resourceVersion;
     await server.faults.restart({ loseHistory: true });
     const w = await watch(`watch=true&resourceVersion=${rv}`);

@@ -1,6 +1,7 @@
 import { FakeClock } from '@kinformer/core/testing';
+import { settle, serverPod } from '@kinformer/test-tools';
 import { FakeApiServer } from './index.js';
-import { decodeToken, pod, request, WIDGETS } from './wire.test.helpers.js';
+import { decodeToken, request, WIDGETS } from './wire.test.helpers.js';
 
 // LIST over real HTTP: the §10 checklist rows L1–L9 of apiserver-protocol.md, plus the
 // resourceVersion/validation rules of §3.2–§3.5.
@@ -16,7 +17,7 @@ async function withPods(
   options: Parameters<typeof FakeApiServer.start>[0] = {},
 ): Promise<void> {
   server = await FakeApiServer.start(options);
-  for (const [ns, name] of names) server.create('pods', pod(name, ns));
+  for (const [ns, name] of names) server.create('pods', serverPod(`${ns}/${name}`));
 }
 
 interface PodList {
@@ -181,7 +182,7 @@ describe('L3: pagination with limit', () => {
     const p1 = (await request(`${server.url}/api/v1/pods?limit=2`)).json as unknown as PodList;
     const bBefore = server.get('pods', 'default/b');
     server.delete('pods', 'default/c');
-    server.create('pods', pod('bb'));
+    server.create('pods', serverPod('bb'));
     server.patch('pods', 'default/d', { metadata: { labels: { changed: 'yes' } } });
     const p2 = (await request(`${server.url}/api/v1/pods?limit=2&continue=${p1.metadata.continue}`))
       .json as unknown as PodList;
@@ -197,7 +198,7 @@ describe('L3: pagination with limit', () => {
   test('with a selector, returns at most limit matches and no remainingItemCount', async () => {
     server = await FakeApiServer.start();
     for (const n of ['a', 'b', 'c', 'd', 'e'])
-      server.create('pods', pod(n, 'default', { labels: { keep: n === 'c' ? 'no' : 'yes' } }));
+      server.create('pods', serverPod(n, { labels: { keep: n === 'c' ? 'no' : 'yes' } }));
     const p1 = (await request(`${server.url}/api/v1/pods?limit=2&labelSelector=keep%3Dyes`))
       .json as unknown as PodList;
     expect(names(p1)).toEqual(['default/a', 'default/b']);
@@ -219,7 +220,7 @@ describe('L4: continue and compaction', () => {
       ['default', 'b'],
     ]);
     const p1 = (await request(`${server.url}/api/v1/pods?limit=1`)).json as unknown as PodList;
-    server.create('pods', pod('c'));
+    server.create('pods', serverPod('c'));
     const p2 = (await request(`${server.url}/api/v1/pods?limit=1&continue=${p1.metadata.continue}`))
       .json as unknown as PodList;
     expect(names(p2)).toEqual(['default/b']);
@@ -234,7 +235,7 @@ describe('L4: continue and compaction', () => {
     ]);
     const p1 = (await request(`${server.url}/api/v1/pods?limit=1`)).json as unknown as PodList;
     server.faults.compact();
-    server.create('pods', pod('bb'));
+    server.create('pods', serverPod('bb'));
     const expired = await request(`${server.url}/api/v1/pods?limit=1&continue=${p1.metadata.continue}`);
     expect(expired.status).toBe(410);
     const token = (expired.json.metadata as { continue: string }).continue;
@@ -382,7 +383,7 @@ describe('L7: resourceVersion in the future', () => {
     const pending = request(`${server.url}/api/v1/pods?resourceVersion=${rv}`);
     await server.waitFor(() => clock.pendingTimers() === 1);
     clock.advance(2_999);
-    await new Promise((r) => setTimeout(r, 20));
+    await settle(20);
     expect(server.requests[0]!.status).toBeUndefined();
     clock.advance(1);
     const res = await pending;
@@ -398,8 +399,8 @@ describe('L7: resourceVersion in the future', () => {
     const target = Number(server.resourceVersion) + 2;
     const pending = request(`${server.url}/api/v1/pods?resourceVersion=${target}`);
     await server.waitForRequest((r) => r.verb === 'list');
-    server.create('pods', pod('a'));
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('a'));
+    server.create('pods', serverPod('b'));
     const res = await pending;
     expect(res.status).toBe(200);
     expect((res.json as unknown as PodList).metadata.resourceVersion).toBe(String(target));
@@ -422,7 +423,7 @@ describe('L8: exact resourceVersion', () => {
   test('within the history serves the state at exactly that revision', async () => {
     await withPods([['default', 'a']]);
     const at = server.resourceVersion;
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     server.patch('pods', 'default/a', { metadata: { labels: { v: '2' } } });
     const exact = (
       await request(`${server.url}/api/v1/pods?resourceVersion=${at}&resourceVersionMatch=Exact`)
@@ -448,7 +449,7 @@ describe('L9: label and field selectors', () => {
     server = await FakeApiServer.start();
     server.create(
       'pods',
-      pod('web-1', 'default', {
+      serverPod('web-1', {
         labels: { app: 'web', env: 'prod' },
         spec: { nodeName: 'n1' },
         status: { phase: 'Running' },
@@ -456,7 +457,7 @@ describe('L9: label and field selectors', () => {
     );
     server.create(
       'pods',
-      pod('web-2', 'default', {
+      serverPod('web-2', {
         labels: { app: 'web', env: 'staging', canary: 'true' },
         spec: { nodeName: 'n2' },
         status: { phase: 'Pending' },
@@ -464,7 +465,7 @@ describe('L9: label and field selectors', () => {
     );
     server.create(
       'pods',
-      pod('db-1', 'other', {
+      serverPod('other/db-1', {
         labels: { app: 'db', env: 'prod' },
         spec: { nodeName: 'n1' },
         status: { phase: 'Running' },

@@ -1,6 +1,7 @@
 import { FakeApiServer } from './index.js';
 import { applyStrategicMergePatch, patchSchemaFor } from './strategicMergePatch.js';
-import { pod, send, WIDGETS } from './wire.test.helpers.js';
+import { serverPod } from '@kinformer/test-tools';
+import { send, WIDGETS } from './wire.test.helpers.js';
 
 // Strategic merge patch as apimachinery's pkg/util/strategicpatch applies it, with the
 // patchStrategy/patchMergeKey tags of k8s.io/api (core/v1/types.go: Container.Ports by
@@ -124,7 +125,7 @@ describe('strategic merge patch (strategicpatch.StrategicMergePatch)', () => {
     try {
       server.create('deployments.apps', {
         metadata: { name: 'd' },
-        spec: { template: { spec: pod('x').spec } },
+        spec: { template: { spec: serverPod('x').spec } },
       });
       const res = await send(
         `${server.url}/apis/apps/v1/namespaces/default/deployments/d`,

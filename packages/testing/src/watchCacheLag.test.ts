@@ -1,6 +1,7 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from './index.js';
-import { pod, request, WatchReader, type WatchLine } from './wire.test.helpers.js';
+import { serverPod } from '@kinformer/test-tools';
+import { request, WatchReader, type WatchLine } from './wire.test.helpers.js';
 
 // The opt-in lagging watch cache. kube-apiserver serves resourceVersion=0 ("any") lists and watches
 // from its watch cache without waiting for it to be fresh (storage/cacher/delegator.go: RV=0 reads
@@ -38,10 +39,10 @@ const line = (e: WatchLine): [string, unknown, unknown] => [
 async function seedLagging(): Promise<{ clock: FakeClock; rvA: string; rvB: string }> {
   const clock = new FakeClock(0);
   server = await FakeApiServer.start({ clock, watchCacheLag: { lagMs: 1_000 } });
-  server.create('pods', pod('a'));
+  server.create('pods', serverPod('a'));
   const rvA = server.resourceVersion;
   clock.advance(2_000);
-  server.create('pods', pod('b'));
+  server.create('pods', serverPod('b'));
   return { clock, rvA, rvB: server.resourceVersion };
 }
 
@@ -79,9 +80,9 @@ describe('lagging watch cache (watchCacheLag)', () => {
   test('a legacy watch from "" (no watch-list) starts from the lagging state too', async () => {
     const clock = new FakeClock(0);
     server = await FakeApiServer.start({ clock, watchList: false, watchCacheLag: { lagMs: 1_000 } });
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     clock.advance(2_000);
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     server.patch('pods', 'default/a', { metadata: { labels: { x: 'y' } } });
     const w = await watch('watch=true');
     expect((await w.take(3)).map((e) => [e.type, e.object.metadata?.name])).toEqual([

@@ -1,6 +1,7 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from './index.js';
-import { pod, request, WatchReader, type WatchLine } from './wire.test.helpers.js';
+import { serverPod } from '@kinformer/test-tools';
+import { request, WatchReader, type WatchLine } from './wire.test.helpers.js';
 
 // WATCH over real HTTP: the §10 checklist rows W1–W9 of apiserver-protocol.md (W10–W12 are
 // faults, in faults.test.ts), plus framing, bookmarks and metadata-only watches.
@@ -29,7 +30,7 @@ const nameOf = (e: WatchLine): string => String(e.object.metadata?.name);
 describe('W1: watch from the current RV', () => {
   test('streams ADDED, MODIFIED, DELETED as one JSON object per line, chunked, DELETED carrying the delete revision', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('old'));
+    server.create('pods', serverPod('old'));
     const w = await watch(`watch=true&resourceVersion=${server.resourceVersion}`);
     expect(w.status).toBe(200);
     expect(w.headers.get('content-type')).toBe('application/json');
@@ -37,7 +38,7 @@ describe('W1: watch from the current RV', () => {
     expect(w.headers.get('content-length')).toBeNull();
     await server.waitForWatchers(1);
     await w.expectQuiet(50); // nothing from before the requested RV
-    const created = server.create('pods', pod('p', 'default', { labels: { a: '1' } }));
+    const created = server.create('pods', serverPod('p', { labels: { a: '1' } }));
     const modified = server.patch('pods', 'default/p', { metadata: { labels: { a: '2' } } });
     server.delete('pods', 'default/p');
     const deleteRV = server.resourceVersion;
@@ -65,7 +66,7 @@ describe('W1: watch from the current RV', () => {
       '/api/v1/watch/namespaces/default/pods',
     );
     await server.waitForWatchers(2);
-    server.create('pods', pod('x'));
+    server.create('pods', serverPod('x'));
     expect((await a.next()).type).toBe('ADDED');
     expect((await b.next()).type).toBe('ADDED');
     expect(server.requests.map((r) => r.verb)).toEqual(['watch', 'watch']);
@@ -74,10 +75,10 @@ describe('W1: watch from the current RV', () => {
   test('resumes from an RV in the history without replaying or skipping events, only for its namespace and type', async () => {
     server = await FakeApiServer.start();
     const start = server.resourceVersion;
-    server.create('pods', pod('a'));
-    server.create('pods', pod('x', 'other'));
+    server.create('pods', serverPod('a'));
+    server.create('pods', serverPod('other/x'));
     server.create('configmaps', { metadata: { name: 'cm' } });
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     const w = await watch(`watch=true&resourceVersion=${start}`);
     const events = await w.take(2);
     expect(events.map(nameOf)).toEqual(['a', 'b']);
@@ -90,9 +91,9 @@ describe('W1: watch from the current RV', () => {
 describe('W2: watch from RV 0 or unset', () => {
   test('sends one ADDED per object in key order, then the annotated initial-events-end BOOKMARK', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('b', 'ns1'));
-    server.create('pods', pod('a', 'ns2'));
-    server.create('pods', pod('a', 'ns1'));
+    server.create('pods', serverPod('ns1/b'));
+    server.create('pods', serverPod('ns2/a'));
+    server.create('pods', serverPod('ns1/a'));
     const w = await watch('watch=true&resourceVersion=0&allowWatchBookmarks=true', {}, '/api/v1/pods');
     const events = await w.take(4);
     expect(
@@ -113,23 +114,23 @@ describe('W2: watch from RV 0 or unset', () => {
       },
     });
     for (const e of events.slice(0, 3)) expect(Number(rvOf(e))).toBeLessThanOrEqual(Number(rvOf(bookmark)));
-    server.create('pods', pod('c', 'ns1'));
+    server.create('pods', serverPod('ns1/c'));
     expect(nameOf(await w.next())).toBe('c');
   });
 
   test('without allowWatchBookmarks there is no end marker, and an unset RV behaves the same', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const w = await watch('watch=true');
     expect(await w.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a' } } });
     await w.expectQuiet(50);
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     expect(await w.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'b' } } });
   });
 
   test('emulating a server without the WatchList gate: initial events and never the end bookmark', async () => {
     server = await FakeApiServer.start({ watchList: false });
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const w = await watch('watch=true&resourceVersion=0&allowWatchBookmarks=true');
     expect((await w.next()).type).toBe('ADDED');
     await w.expectQuiet(50);
@@ -147,7 +148,7 @@ describe('W3: watch from an RV older than the history', () => {
   test('answers 200, one ERROR 410 "too old resource version: X (Y)", then a clean end', async () => {
     server = await FakeApiServer.start({ historySize: 2 });
     const old = server.resourceVersion;
-    for (const n of ['a', 'b', 'c', 'd']) server.create('pods', pod(n));
+    for (const n of ['a', 'b', 'c', 'd']) server.create('pods', serverPod(n));
     const w = await watch(`watch=true&resourceVersion=${old}`);
     expect(w.status).toBe(200);
     const end = await w.readToEnd();
@@ -206,7 +207,7 @@ describe('W5: progress bookmarks', () => {
   test('sends a BOOKMARK with the new RV within the period after the global revision moved, and none while idle', async () => {
     const clock = new FakeClock(0);
     server = await FakeApiServer.start({ clock, bookmarkIntervalMs: 100 });
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const w = await watch(`watch=true&resourceVersion=${server.resourceVersion}&allowWatchBookmarks=true`);
     await server.waitForWatchers(1);
     clock.advance(100);
@@ -219,7 +220,7 @@ describe('W5: progress bookmarks', () => {
     expect(rvOf(bookmark)).toBe(rv);
     clock.advance(100);
     await w.expectQuiet(30); // nothing moved since the last bookmark
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     clock.advance(100);
     expect((await w.next()).type).toBe('ADDED'); // the event itself, then no bookmark for the same RV
     await w.expectQuiet(30);
@@ -239,14 +240,14 @@ describe('W5: progress bookmarks', () => {
 describe('W6: selector transitions', () => {
   test('an object leaving the selector is DELETED (old body, new RV); entering is ADDED; outside is silent', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('p', 'default', { labels: { app: 'web' } }));
+    server.create('pods', serverPod('p', { labels: { app: 'web' } }));
     const w = await watch(`watch=true&resourceVersion=${server.resourceVersion}&labelSelector=app%3Dweb`);
     await server.waitForWatchers(1);
     const left = server.patch('pods', 'default/p', { metadata: { labels: { app: 'db' } } });
     server.patch('pods', 'default/p', { spec: { nodeName: 'n1' } });
     const entered = server.patch('pods', 'default/p', { metadata: { labels: { app: 'web' } } });
     const still = server.patch('pods', 'default/p', { metadata: { annotations: { x: 'y' } } });
-    server.create('pods', pod('q', 'default', { labels: { app: 'db' } }));
+    server.create('pods', serverPod('q', { labels: { app: 'db' } }));
     server.delete('pods', 'default/q');
     const events = await w.take(3);
     expect(events[0]!.type).toBe('DELETED');
@@ -265,7 +266,7 @@ describe('W6: selector transitions', () => {
       '/api/v1/pods',
     );
     await server.waitForWatchers(1);
-    server.create('pods', pod('p'));
+    server.create('pods', serverPod('p'));
     server.patch('pods', 'default/p', { spec: { nodeName: 'n1' } });
     server.patch('pods', 'default/p', { spec: { nodeName: 'n2' } });
     const events = await w.take(2);
@@ -313,8 +314,8 @@ describe('W7: sendInitialEvents validation', () => {
 describe('W8: streaming list (sendInitialEvents=true)', () => {
   test('sends the initial ADDEDs, the annotated BOOKMARK, then live events', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('b'));
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('b'));
+    server.create('pods', serverPod('a'));
     const w = await watch(
       'watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=',
     );
@@ -325,7 +326,7 @@ describe('W8: streaming list (sendInitialEvents=true)', () => {
       resourceVersion: server.resourceVersion,
       annotations: { 'k8s.io/initial-events-end': 'true' },
     });
-    server.create('pods', pod('c'));
+    server.create('pods', serverPod('c'));
     const live = await w.next();
     expect(live.type).toBe('ADDED');
     expect(Number(rvOf(live))).toBeGreaterThan(Number(rvOf(initial[2]!)));
@@ -333,7 +334,7 @@ describe('W8: streaming list (sendInitialEvents=true)', () => {
 
   test('sends the bookmark even with zero initial events, and honours selectors', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a', 'default', { labels: { app: 'db' } }));
+    server.create('pods', serverPod('a', { labels: { app: 'db' } }));
     const w = await watch(
       'watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=app%3Dweb',
     );
@@ -372,13 +373,13 @@ describe('W8: streaming list (sendInitialEvents=true)', () => {
 
   test('sendInitialEvents=false with NotOlderThan starts after the current revision', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const w = await watch(
       'watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&resourceVersion=0',
     );
     await server.waitForWatchers(1);
     await w.expectQuiet(50);
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('b'));
     expect(nameOf(await w.next())).toBe('b');
   });
 });
@@ -390,11 +391,11 @@ describe('W9: watch from a future RV', () => {
     const w = await watch(`watch=true&resourceVersion=${target}`);
     expect(w.status).toBe(200);
     await server.waitForWatchers(1);
-    server.create('pods', pod('a'));
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('a'));
+    server.create('pods', serverPod('b'));
     await w.expectQuiet(50);
     expect(w.ended).toBe(false);
-    server.create('pods', pod('c'));
+    server.create('pods', serverPod('c'));
     const e = await w.next();
     expect(nameOf(e)).toBe('c');
     expect(Number(rvOf(e))).toBe(target + 1);
@@ -410,8 +411,8 @@ describe('single-object and metadata-only watches', () => {
       '/api/v1/namespaces/default/pods/one',
     );
     await server.waitForWatchers(1);
-    server.create('pods', pod('two'));
-    server.create('pods', pod('one'));
+    server.create('pods', serverPod('two'));
+    server.create('pods', serverPod('one'));
     expect(nameOf(await w.next())).toBe('one');
   });
 
@@ -435,14 +436,14 @@ describe('single-object and metadata-only watches', () => {
     );
     expect(w.status).toBe(200);
     await server.waitForWatchers(1);
-    server.create('pods', pod('two'));
-    server.create('pods', pod('one'));
+    server.create('pods', serverPod('two'));
+    server.create('pods', serverPod('one'));
     expect(nameOf(await w.next())).toBe('one');
   });
 
   test('Accept as=PartialObjectMetadata makes every event object, bookmarks included, PartialObjectMetadata', async () => {
     server = await FakeApiServer.start();
-    server.create('pods', pod('a', 'default', { labels: { x: 'y' } }));
+    server.create('pods', serverPod('a', { labels: { x: 'y' } }));
     const w = await watch('watch=true&resourceVersion=0&allowWatchBookmarks=true', {
       headers: { Accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json' },
     });
@@ -472,7 +473,7 @@ describe('single-object and metadata-only watches', () => {
       [1, 2, 3].map(() => watch(`watch=true&resourceVersion=${server.resourceVersion}`)),
     );
     await server.waitForWatchers(3);
-    server.create('pods', pod('a'));
+    server.create('pods', serverPod('a'));
     const lines = await Promise.all(ws.map((w) => w.nextLine()));
     expect(new Set(lines).size).toBe(1);
   });

@@ -1,7 +1,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from './index.js';
-import { pod, WatchReader } from './wire.test.helpers.js';
+import { serverPod } from '@kinformer/test-tools';
+import { WatchReader } from './wire.test.helpers.js';
 
 // Opt-in server-side limits on watches: kube-apiserver's --min-request-timeout and the cacher's
 // closing of slow watchers. Both are off by default.
@@ -61,10 +62,10 @@ describe('slow consumers (slowConsumers)', () => {
     const w = await watch(`watch=true&resourceVersion=${server.resourceVersion}`);
     await server.waitForWatchers(1);
     server.faults.stallWatches(); // the client reads nothing
-    for (const name of ['a', 'b', 'c']) server.create('pods', pod(name));
+    for (const name of ['a', 'b', 'c']) server.create('pods', serverPod(name));
     clock.advance(1_000);
     expect(server.openWatchCount()).toBe(1); // at the bound, not over it
-    server.create('pods', pod('d'));
+    server.create('pods', serverPod('d'));
     clock.advance(99);
     expect(server.openWatchCount()).toBe(1);
     clock.advance(1);
@@ -78,12 +79,12 @@ describe('slow consumers (slowConsumers)', () => {
     const w = await watch(`watch=true&resourceVersion=${server.resourceVersion}`);
     await server.waitForWatchers(1);
     const stall = server.faults.stallWatches();
-    server.create('pods', pod('a'));
-    server.create('pods', pod('b'));
+    server.create('pods', serverPod('a'));
+    server.create('pods', serverPod('b'));
     stall.release();
     expect((await w.take(2)).map((e) => e.object.metadata?.name)).toEqual(['a', 'b']);
     clock.advance(1_000);
-    server.create('pods', pod('c'));
+    server.create('pods', serverPod('c'));
     expect((await w.next()).object.metadata?.name).toBe('c');
     expect(server.openWatchCount()).toBe(1);
   });
@@ -115,7 +116,7 @@ describe('slow consumers (slowConsumers)', () => {
     const w = await watch(`watch=true&resourceVersion=${server.resourceVersion}`);
     await server.waitForWatchers(1);
     const stall = server.faults.stallWatches();
-    for (let i = 0; i < 50; i++) server.create('pods', pod(`p-${i}`));
+    for (let i = 0; i < 50; i++) server.create('pods', serverPod(`p-${i}`));
     clock.advance(60_000);
     stall.release();
     expect(await w.take(50)).toHaveLength(50);

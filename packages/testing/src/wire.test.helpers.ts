@@ -184,30 +184,6 @@ export function decodeToken(token: string): { v: string; rv: number; start: stri
   };
 }
 
-/** A pod body for tests. */
-export function pod(
-  name: string,
-  namespace = 'default',
-  extra: {
-    labels?: Record<string, string>;
-    spec?: Record<string, unknown>;
-    status?: Record<string, unknown>;
-  } = {},
-): { metadata: Record<string, unknown>; spec: Record<string, unknown>; status?: Record<string, unknown> } {
-  const metadata: Record<string, unknown> = { name, namespace };
-  if (extra.labels) metadata.labels = extra.labels;
-  const out: {
-    metadata: Record<string, unknown>;
-    spec: Record<string, unknown>;
-    status?: Record<string, unknown>;
-  } = {
-    metadata,
-    spec: { containers: [{ name: 'c', image: 'nginx' }], ...extra.spec },
-  };
-  if (extra.status) out.status = extra.status;
-  return out;
-}
-
 /** A namespaced custom resource type for tests (`widgets.example.com/v1`, kind `Widget`). */
 export const WIDGETS = {
   group: 'example.com',
