@@ -223,4 +223,125 @@ suite('kubectl against FakeApiServer', () => {
       watch.kill();
     }
   }, 60_000);
+  test('scale: deployments, statefulsets and a CRD through /scale; --current-replicas is a precondition', async () => {
+    await ok(['create', 'deployment', 'd', '--image=nginx', '--replicas=2']);
+    expect(await ok(['scale', 'deployment/d', '--replicas=3'])).toBe('deployment.apps/d scaled\n');
+    expect(server.get<{ spec: { replicas: number } }>('deployments.apps', 'd').spec.replicas).toBe(3);
+    const stale = await kubectl(['scale', 'deployment/d', '--current-replicas=2', '--replicas=5']);
+    expect(stale.code).not.toBe(0);
+    expect(stale.stderr).toContain('Expected replicas to be 2, was 3');
+    expect(await ok(['scale', 'deploy', 'd', '--current-replicas=3', '--replicas=0'])).toBe(
+      'deployment.apps/d scaled\n',
+    );
+    expect(server.get<{ spec: { replicas: number } }>('deployments.apps', 'd').spec.replicas).toBe(0);
+    await ok(
+      ['apply', '-f', '-'],
+      `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  selector: {matchLabels: {app: db}}
+  serviceName: db
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: postgres}]}
+`,
+    );
+    expect(await ok(['scale', 'sts/db', '--replicas=4'])).toBe('statefulset.apps/db scaled\n');
+    expect(server.get<{ spec: { replicas: number } }>('statefulsets.apps', 'db').spec.replicas).toBe(4);
+    await ok(
+      ['apply', '-f', '-'],
+      CRD.replace(
+        'subresources: {status: {}}',
+        'subresources: {status: {}, scale: {specReplicasPath: .spec.size, statusReplicasPath: .status.size}}',
+      ),
+    );
+    await ok(['wait', '--for', 'condition=established', 'crd/widgets.example.com', '--timeout=10s']);
+    await ok(
+      ['apply', '-f', '-'],
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 1}\n',
+    );
+    expect(await ok(['scale', 'widget/w1', '--replicas=7'])).toBe('widget.example.com/w1 scaled\n');
+    expect(server.get<{ spec: { size: number } }>('widgets.example.com', 'w1').spec.size).toBe(7);
+    const missing = await kubectl(['scale', 'deployment/nope', '--replicas=1']);
+    expect(missing.stderr).toContain('deployments.apps "nope" not found');
+  }, 60_000);
+
+  test('diff -f: a server-side dry run (create and patch) shows the change, exits 1, and writes nothing', async () => {
+    const fresh = await kubectl(['diff', '-f', '-'], POD);
+    expect(fresh.code).toBe(1);
+    expect(fresh.stdout).toMatch(/^\+  name: web$/m);
+    expect(fresh.stdout).toMatch(/^\+  - image: nginx:1\.27$/m);
+    expect(server.list('pods')).toEqual([]);
+    await ok(['apply', '-f', '-'], POD);
+    const same = await kubectl(['diff', '-f', '-'], POD);
+    expect(same).toMatchObject({ code: 0, stdout: '' });
+    const rv = server.resourceVersion;
+    const changed = await kubectl(['diff', '-f', '-'], POD.replace('app: web', 'app: web2'));
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toMatch(/^-    app: web$/m);
+    expect(changed.stdout).toMatch(/^\+    app: web2$/m);
+    expect(changed.stdout).not.toMatch(/^[-+]\s+(resourceVersion|generation|uid):/m);
+    await ok(['create', 'deployment', 'd', '--image=nginx', '--replicas=2']);
+    const rv2 = server.resourceVersion;
+    const deploy = await ok(['get', 'deployment', 'd', '-o', 'yaml']);
+    const scaled = await kubectl(['diff', '-f', '-'], deploy.replace('replicas: 2', 'replicas: 5'));
+    expect(scaled.code).toBe(1);
+    expect(scaled.stdout).toMatch(/^-  replicas: 2$/m);
+    expect(scaled.stdout).toMatch(/^\+  replicas: 5$/m);
+    expect(scaled.stdout).toMatch(/^-  generation: 1$/m);
+    expect(scaled.stdout).toMatch(/^\+  generation: 2$/m);
+    expect(server.resourceVersion).toBe(rv2);
+    expect(Number(rv2)).toBeGreaterThan(Number(rv));
+    expect(server.get<{ spec: { replicas: number } }>('deployments.apps', 'd').spec.replicas).toBe(2);
+    // A custom resource is diffed with a JSON merge patch (no strategic merge for CRDs): defaults
+    // apply to the merged object, and an unknown field is a Warning, as for any write.
+    await ok(['apply', '-f', '-'], CRD);
+    await ok(['wait', '--for', 'condition=established', 'crd/widgets.example.com', '--timeout=10s']);
+    const widget = 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 3}\n';
+    await ok(['apply', '-f', '-'], widget);
+    const rv3 = server.resourceVersion;
+    const resized = await kubectl(['diff', '-f', '-'], widget.replace('size: 3', 'size: 4, shape: x'));
+    expect(resized.code).toBe(1);
+    expect(resized.stdout).toMatch(/^-  size: 3$/m);
+    expect(resized.stdout).toMatch(/^\+  size: 4$/m);
+    expect(resized.stdout).toMatch(/^   color: blue$/m);
+    expect(resized.stdout).not.toContain('shape');
+    expect(resized.stderr).toContain('Warning: unknown field "spec.shape"');
+    expect(server.resourceVersion).toBe(rv3);
+  }, 60_000);
+
+  test('rollout status and wait --for=condition follow a Deployment whose status a controller writes', async () => {
+    await ok(['create', 'deployment', 'd', '--image=nginx', '--replicas=2']);
+    const rollout = kubectl(['rollout', 'status', 'deployment/d', '--timeout=20s']);
+    const available = kubectl(['wait', '--for=condition=Available', 'deployment/d', '--timeout=20s']);
+    await server.waitForWatchers(2, { timeoutMs: 20_000 });
+    const status = (ready: number): Record<string, unknown> => ({
+      observedGeneration: 1,
+      replicas: 2,
+      updatedReplicas: 2,
+      readyReplicas: ready,
+      availableReplicas: ready,
+      conditions: [
+        {
+          type: 'Available',
+          status: ready === 2 ? 'True' : 'False',
+          reason: 'MinimumReplicasAvailable',
+          message: 'Deployment has minimum availability.',
+        },
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetAvailable',
+          message: 'ReplicaSet "d-1" has successfully progressed.',
+        },
+      ],
+    });
+    server.patch('deployments.apps', 'd', { status: status(1) }, { subresource: 'status' });
+    server.patch('deployments.apps', 'd', { status: status(2) }, { subresource: 'status' });
+    const [r, w] = await Promise.all([rollout, available]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('deployment "d" successfully rolled out');
+    expect(w).toMatchObject({ code: 0, stdout: 'deployment.apps/d condition met\n' });
+  }, 60_000);
 });
