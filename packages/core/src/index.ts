@@ -6,6 +6,7 @@ export type {
   ListMeta,
   ObjectMeta,
   OwnerReference,
+  ShardInfo,
   Status,
   StatusCause,
 } from './types.js';
@@ -33,6 +34,15 @@ export type {
 export { labelSelectorFromObject, parseLabelSelector } from './labelSelector.js';
 export type { FieldRequirement, FieldSelector, FieldSelectorOperator } from './fieldSelector.js';
 export { parseFieldSelector } from './fieldSelector.js';
+export type { ShardField, ShardRange, ShardSelector } from './shardSelector.js';
+export {
+  parseShardSelector,
+  SHARD_HASH_SPACE_END,
+  shardBound,
+  shardHash,
+  shardSelectorFromRanges,
+  splitHashSpace,
+} from './shardSelector.js';
 export type { Clock, Timer } from './clock.js';
 export { realClock } from './clock.js';
 export type { Backoff, BackoffOptions } from './backoff.js';

@@ -46,6 +46,16 @@ export interface ListMeta {
   continue?: string;
   remainingItemCount?: number;
   selfLink?: string;
+  /**
+   * KEP-5866: the shard selector the server applied, echoed back. Absent when the request had none or
+   * the server ignored it (older server, `ShardedListAndWatch` gate off).
+   */
+  shardInfo?: ShardInfo;
+}
+
+/** `metav1.ShardInfo`: the shard selector that produced a filtered list. */
+export interface ShardInfo {
+  selector?: string;
 }
 
 /** A list response: `{ kind: 'PodList', metadata: { resourceVersion }, items }`. */

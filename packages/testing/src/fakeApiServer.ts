@@ -76,6 +76,13 @@ export interface FakeApiServerOptions {
    * `initial-events-end` bookmark when bookmarks are allowed). False emulates 1.33 and older.
    */
   watchList?: boolean;
+  /**
+   * Emulate the `ShardedListAndWatch` feature gate (KEP-5866; default true): LIST, WATCH and
+   * watch-list honour `shardSelector` and lists echo `metadata.shardInfo`. False emulates an older
+   * server or the gate off (1.36's default): the parameter is ignored. Also settable at run time
+   * through {@link FakeApiServer.shardedListAndWatch}.
+   */
+  shardedListAndWatch?: boolean;
   /** Time source for timestamps, bookmarks, watch deadlines and freshness waits (default the wall clock). */
   clock?: Clock;
   /** Random source in [0, 1) for server-side watch timeouts (default `Math.random`). */
@@ -204,6 +211,12 @@ export class FakeApiServer {
   readonly clientAuth: ClientAuthMode | undefined;
   /** Fault injection. */
   readonly faults: FakeApiServerFaults;
+  /**
+   * The `ShardedListAndWatch` gate (KEP-5866 `shardSelector`), read by every LIST and WATCH as it
+   * arrives: set it false to emulate a server that ignores the parameter. Default: the
+   * `shardedListAndWatch` option (true).
+   */
+  shardedListAndWatch: boolean;
   /** @internal */
   readonly store: ObjectStore;
   /** @internal */
@@ -234,6 +247,7 @@ export class FakeApiServer {
     this.clientKey = tls && FAKE_API_SERVER_TLS.clientKey;
     this.clientAuth = tls?.clientAuth;
     this.#registry = registry;
+    this.shardedListAndWatch = options.shardedListAndWatch ?? true;
     this.#clock = options.clock ?? realClock;
     this.#logger = componentLogger(options.logger, { component: 'fake-api-server' });
     const initialRev = Math.max(1, Math.floor(options.initialResourceVersion ?? 1));
@@ -276,6 +290,7 @@ export class FakeApiServer {
       clock: this.#clock,
       logger: this.#logger,
       watchList: options.watchList ?? true,
+      shardedListAndWatch: () => this.shardedListAndWatch,
       clientAuth: this.clientAuth,
       url,
       requests: (options.recordRequests ?? true) ? this.#requests : undefined,

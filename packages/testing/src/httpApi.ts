@@ -77,6 +77,8 @@ export interface HttpApiContext {
   readonly logger: Logger;
   /** Emulate the WatchList feature gate. */
   readonly watchList: boolean;
+  /** Emulate the ShardedListAndWatch feature gate (KEP-5866 `shardSelector`); read per request. */
+  shardedListAndWatch(): boolean;
   readonly clientAuth: ClientAuthMode | undefined;
   /** The server's URL (discovery's `serverAddressByClientCIDRs` fallback). */
   readonly url: string;
@@ -441,7 +443,11 @@ export class HttpApi {
   ): Promise<void> {
     const ctx = this.#ctx;
     const representation = this.#negotiate(req, watch ? 'watch' : 'list');
-    const query = decodeListOptions(params, path.type, { forceWatch: watch, watchList: ctx.watchList });
+    const query = decodeListOptions(params, path.type, {
+      forceWatch: watch,
+      watchList: ctx.watchList,
+      shardedListAndWatch: ctx.shardedListAndWatch(),
+    });
     if (path.name !== undefined) {
       // A watch on a named path (or /watch/…/{name}) is a watch of the collection for that one name;
       // a selector of its own must select exactly that name (handlers/get.go listOpts).
@@ -544,7 +550,11 @@ export class HttpApi {
     behaviour: DeleteBehaviour,
   ): void {
     const { store, watchList } = this.#ctx;
-    const query = decodeListOptions(params, path.type, { forceWatch: false, watchList });
+    const query = decodeListOptions(params, path.type, {
+      forceWatch: false,
+      watchList,
+      shardedListAndWatch: this.#ctx.shardedListAndWatch(),
+    });
     const filter = selectorFilter(query);
     const table = store.table(path.type);
     const deleted: StoredEntry[] = [];

@@ -15,6 +15,7 @@ import {
   statusError,
   tooLargeResourceVersionStatus,
 } from './statusErrors.js';
+import { shardInfoMember } from './shardSelectorParam.js';
 import type { StoredEntry } from './storedEntry.js';
 import type { WatchCacheLag } from './watchCacheLag.js';
 
@@ -146,7 +147,7 @@ function renderPage(request: ListRequest, snapshot: Snapshot, start: string, lim
   let meta = `{"resourceVersion":"${snapshot.rev}"`;
   if (continueToken !== undefined) meta += `,"continue":"${continueToken}"`;
   if (continueToken !== undefined && remaining !== undefined) meta += `,"remainingItemCount":${remaining}`;
-  meta += '}';
+  meta += shardInfoMember(query.shardSelector) + '}';
   const partial = request.representation === 'partial';
   const parts = new Array<string>(items.length);
   for (let k = 0; k < items.length; k++) parts[k] = partial ? items[k]!.partialJson() : items[k]!.itemJson();

@@ -3,10 +3,12 @@ import {
   parseLabelSelector,
   type FieldSelector,
   type LabelSelector,
+  type ShardSelector,
 } from '@kinformer/core';
 import { fieldSelectorSyntaxError } from './fieldSets.js';
 import { labelSelectorError } from './labelSelectorErrors.js';
 import type { ResourceType } from './resourceRegistry.js';
+import { decodeShardSelector, shardMatches } from './shardSelectorParam.js';
 import {
   badRequestError,
   forbiddenField,
@@ -36,6 +38,8 @@ export interface ListOptionsQuery {
   timeoutSeconds: number;
   labelSelector: LabelSelector | undefined;
   fieldSelector: FieldSelector | undefined;
+  /** KEP-5866 `shardSelector`; undefined when absent or ignored (gate off). */
+  shardSelector: ShardSelector | undefined;
   pretty: boolean;
 }
 
@@ -59,8 +63,12 @@ export type EntryFilter = (entry: StoredEntry) => boolean;
 export function selectorFilter(query: ListOptionsQuery): EntryFilter | undefined {
   const label = query.labelSelector;
   const field = query.fieldSelector;
-  if (!label && !field) return undefined;
-  return (entry) => (!label || label.matches(entry.labels())) && (!field || field.matches(entry.fields()));
+  const shard = query.shardSelector;
+  if (!label && !field && !shard) return undefined;
+  return (entry) =>
+    (!label || label.matches(entry.labels())) &&
+    (!field || field.matches(entry.fields())) &&
+    (!shard || shardMatches(shard, entry));
 }
 
 /**
@@ -72,7 +80,7 @@ export function selectorFilter(query: ListOptionsQuery): EntryFilter | undefined
 export function decodeListOptions(
   params: URLSearchParams,
   type: ResourceType,
-  options: { forceWatch: boolean; watchList: boolean },
+  options: { forceWatch: boolean; watchList: boolean; shardedListAndWatch?: boolean },
 ): ListOptionsQuery {
   const labelText = params.get('labelSelector') ?? '';
   let labelSelector: LabelSelector | undefined;
@@ -98,6 +106,10 @@ export function decodeListOptions(
     }
     if (fieldSelector.isEmpty()) fieldSelector = undefined;
   }
+  const shardSelector = decodeShardSelector(
+    params.get('shardSelector'),
+    options.shardedListAndWatch ?? false,
+  );
   const watch = options.forceWatch || parseQueryBool(params.get('watch')) === true;
   const timeoutSeconds = parseInt64(params.get('timeoutSeconds'));
   const limit = parseInt64(params.get('limit'));
@@ -113,6 +125,7 @@ export function decodeListOptions(
     timeoutSeconds: timeoutSeconds > 0 ? timeoutSeconds : 0,
     labelSelector,
     fieldSelector,
+    shardSelector,
     pretty: parseQueryBool(params.get('pretty')) === true,
   };
   // SetListOptionsDefaults: a legacy watch from "" or "0" becomes a watch-list (WatchList gate on).
