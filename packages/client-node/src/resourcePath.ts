@@ -70,6 +70,7 @@ export function listQuery(options: ListOptions, selectors: WireSelectors): strin
     q = add(q, 'limit', String(Math.trunc(options.limit)));
   if (options.resourceVersion) q = add(q, 'resourceVersion', options.resourceVersion);
   if (options.resourceVersionMatch) q = add(q, 'resourceVersionMatch', options.resourceVersionMatch);
+  if (options.shardSelector) q = add(q, 'shardSelector', options.shardSelector);
   if (options.timeoutSeconds !== undefined)
     q = add(q, 'timeoutSeconds', String(Math.trunc(options.timeoutSeconds)));
   return q;
@@ -89,6 +90,7 @@ export function watchQuery(options: WatchOptions, selectors: WireSelectors): str
   if (options.resourceVersionMatch) q = add(q, 'resourceVersionMatch', options.resourceVersionMatch);
   if (options.sendInitialEvents !== undefined)
     q = add(q, 'sendInitialEvents', String(options.sendInitialEvents));
+  if (options.shardSelector) q = add(q, 'shardSelector', options.shardSelector);
   if (options.timeoutSeconds !== undefined)
     q = add(q, 'timeoutSeconds', String(Math.trunc(options.timeoutSeconds)));
   return add(q, 'watch', 'true');

@@ -23,6 +23,7 @@ const reflectorStats = (over: Partial<ReflectorStats> = {}): ReflectorStats => (
   resyncs: 0,
   backoffs: 2,
   backoffMs: 1_500,
+  shardDropped: 0,
   ...over,
 });
 
@@ -159,6 +160,29 @@ describe('KinformerMetrics', () => {
         'informer_store_resource_version{name="widgets",group="example.com",version="v1",resource="widgets"}',
       ),
     ).toBe(432109876543210);
+  });
+
+  it('reports which side filters a sharded reflector and what the client dropped', async () => {
+    const registry = new Registry();
+    const metrics = new KinformerMetrics({ registry });
+    const pods = new StubInformer('pods.v1');
+    metrics.addInformer(pods);
+    expect(
+      await sample(registry, 'kinformer_reflector_shard_filter_mode{name="pods.v1",mode="client"}'),
+    ).toBe(undefined);
+    pods.reflector = reflectorStats({ shardFilterMode: 'client', shardDropped: 7 });
+    expect(
+      await sample(registry, 'kinformer_reflector_shard_filter_mode{name="pods.v1",mode="client"}'),
+    ).toBe(1);
+    expect(
+      await sample(registry, 'kinformer_reflector_shard_filter_mode{name="pods.v1",mode="server"}'),
+    ).toBe(0);
+    expect(await sample(registry, 'kinformer_reflector_shard_dropped_total{name="pods.v1"}')).toBe(7);
+    pods.reflector = reflectorStats({ shardFilterMode: 'server', shardDropped: 7 });
+    expect(
+      await sample(registry, 'kinformer_reflector_shard_filter_mode{name="pods.v1",mode="server"}'),
+    ).toBe(1);
+    metrics.unregister();
   });
 
   it('reports leader_election_master_status per lease', async () => {

@@ -89,7 +89,7 @@ interface InformerSnapshot extends InformerEntry {
 const reflectorCounter = (
   name: string,
   help: string,
-  field: keyof ReflectorStats,
+  field: Exclude<keyof ReflectorStats, 'shardFilterMode'>,
 ): Family<InformerSnapshot> => ({
   name,
   help,
@@ -265,6 +265,23 @@ const INFORMER_FAMILIES: ReadonlyArray<Family<InformerSnapshot>> = [
     samples: one((s: InformerSnapshot) =>
       s.reflector === undefined ? undefined : s.reflector.backoffMs / 1000,
     ),
+  },
+  reflectorCounter(
+    names.KINFORMER_REFLECTOR_SHARD_DROPPED_TOTAL,
+    'With a shardSelector: objects outside the shard ranges dropped on the client (the server did not filter).',
+    'shardDropped',
+  ),
+  {
+    name: names.KINFORMER_REFLECTOR_SHARD_FILTER_MODE,
+    help: 'With a shardSelector: 1 for the side that filters (mode="server" once a LIST echoed shardInfo, else "client").',
+    type: 'gauge',
+    labelNames: ['name', 'mode'],
+    *samples(s: InformerSnapshot): Iterable<Sample> {
+      const mode = s.reflector?.shardFilterMode;
+      if (mode === undefined) return;
+      yield [{ ...s.labels, mode: 'server' }, mode === 'server' ? 1 : 0];
+      yield [{ ...s.labels, mode: 'client' }, mode === 'client' ? 1 : 0];
+    },
   },
 ];
 

@@ -77,6 +77,10 @@ export const KINFORMER_REFLECTOR_RESYNCS_TOTAL = 'kinformer_reflector_resyncs_to
 export const KINFORMER_REFLECTOR_BACKOFFS_TOTAL = 'kinformer_reflector_backoffs_total';
 /** Counter `kinformer_reflector_backoff_seconds_total`: time spent waiting in backoff. */
 export const KINFORMER_REFLECTOR_BACKOFF_SECONDS_TOTAL = 'kinformer_reflector_backoff_seconds_total';
+/** Objects a sharded reflector dropped on the client (KEP-5866 fallback). */
+export const KINFORMER_REFLECTOR_SHARD_DROPPED_TOTAL = 'kinformer_reflector_shard_dropped_total';
+/** Which side filters a sharded reflector: `mode="server"` or `mode="client"` is 1. */
+export const KINFORMER_REFLECTOR_SHARD_FILTER_MODE = 'kinformer_reflector_shard_filter_mode';
 
 // component-base `metrics/prometheus/clientgo/leaderelection` (label name).
 

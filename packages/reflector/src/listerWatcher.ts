@@ -7,6 +7,8 @@ export interface ListOptions {
   limit?: number;
   continue?: string;
   timeoutSeconds?: number;
+  /** KEP-5866 `shardSelector` (set by a reflector with `shardSelector`); a ListerWatcher sends it as is. */
+  shardSelector?: string;
 }
 
 /** Query options of a WATCH request. */
@@ -16,6 +18,8 @@ export interface WatchOptions {
   allowWatchBookmarks?: boolean;
   sendInitialEvents?: boolean;
   timeoutSeconds?: number;
+  /** KEP-5866 `shardSelector` (set by a reflector with `shardSelector`); a ListerWatcher sends it as is. */
+  shardSelector?: string;
 }
 
 /** The event types a watch stream yields. `ERROR` events are thrown as errors instead (see {@link ListerWatcher.watch}). */

@@ -24,6 +24,7 @@ import {
   type ReflectorOptions,
   type ReflectorStats,
 } from './reflectorOptions.js';
+import { ShardFilteringListerWatcher, toShardSelector } from './shardFilter.js';
 import { streamingList, type StreamingListHost } from './streamingList.js';
 import { decide, type LogLevel, type Outcome } from './transitions.js';
 import { BookmarkCadence, RecoveryPolicy, reflectorBackoff, type EndedStreak } from './recovery.js';
@@ -149,8 +150,12 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
   /** Requests whose promise has not settled: `run` waits for them before it resolves. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
-  constructor(listerWatcher: ListerWatcher<T>, store: ReflectorStore<T>, options: ReflectorOptions<T> = {}) {
+  constructor(source: ListerWatcher<T>, store: ReflectorStore<T>, options: ReflectorOptions<T> = {}) {
     validateOptions(options);
+    const listerWatcher =
+      options.shardSelector === undefined
+        ? source
+        : new ShardFilteringListerWatcher(source, toShardSelector(options.shardSelector), this.counters);
     this.listerWatcher = listerWatcher;
     this.store = store;
     this.typeDescription = options.expectedType

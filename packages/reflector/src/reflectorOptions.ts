@@ -5,6 +5,7 @@ import {
   type Clock,
   type KubeObject,
   type Logger,
+  type ShardSelector,
 } from '@kinformer/core';
 import type { WatchErrorHandler } from './watchErrorHandler.js';
 
@@ -82,10 +83,19 @@ export interface ReflectorOptions<T extends KubeObject = KubeObject> {
   stallMarginMs?: number;
   /** Random source in `[0, 1)` for watch timeouts (and the default backoff's jitter). Default `Math.random`. */
   random?: () => number;
+  /**
+   * KEP-5866 server-side sharding: only objects whose `metadata.uid` (or `metadata.namespace`) hashes
+   * into these ranges, e.g. `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')`.
+   * Sent as `shardSelector` on every LIST, WATCH and streaming list; what comes back is filtered on the
+   * client with the same FNV-1a 64 hash too, so the store never holds an object outside the ranges,
+   * whatever the server (an older server, the `ShardedListAndWatch` gate off).
+   * `stats().shardFilterMode` says which side filtered. Throws `ERR_INVALID_SELECTOR` when it does not parse.
+   */
+  shardSelector?: string | ShardSelector;
 }
 
 /**
- * Counters of one reflector since it was created. All are monotonically increasing.
+ * Counters of one reflector since it was created. All numbers are monotonically increasing.
  */
 export interface ReflectorStats {
   /** LIST operations started (a paginated list counts once; the immediate retry at RV `""` again). */
@@ -120,6 +130,13 @@ export interface ReflectorStats {
   backoffs: number;
   /** Total time spent waiting in backoff, ms. */
   backoffMs: number;
+  /** With `shardSelector`: objects (list items, watch events) outside the ranges dropped on the client. */
+  shardDropped: number;
+  /**
+   * With `shardSelector`: `server` when the last LIST echoed the selector in `metadata.shardInfo`,
+   * `client` when it did not (or before the first LIST; a streaming list cannot tell). Absent without.
+   */
+  shardFilterMode?: 'server' | 'client';
 }
 
 /** Counters at zero. */
@@ -141,6 +158,7 @@ export function newReflectorStats(): ReflectorStats {
     resyncs: 0,
     backoffs: 0,
     backoffMs: 0,
+    shardDropped: 0,
   };
 }
 
