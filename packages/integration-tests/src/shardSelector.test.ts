@@ -2,9 +2,9 @@ import { createListWatch } from '@kinformer/client-node';
 import { ErrorCodes, shardSelectorFromRanges, splitHashSpace, type KubeObject } from '@kinformer/core';
 import { Reflector } from '@kinformer/reflector';
 import { FakeApiServer } from '@kinformer/testing';
-import { waitFor } from '@kinformer/test-tools';
+import { serverPod, waitFor } from '@kinformer/test-tools';
 import fc from 'fast-check';
-import { disposeAll, pod, startReflector, track, type Pod } from './testSupport.test.helpers.js';
+import { disposeAll, startReflector, track, type Pod } from './testSupport.test.helpers.js';
 
 // KEP-5866 end to end: Reflector({ shardSelector }) ← createListWatch ← FakeApiServer with the
 // ShardedListAndWatch gate on (server-side filtering, shardInfo echoed) and off (the parameter ignored:
@@ -32,13 +32,13 @@ describe.each([
     async (watchList) => {
       const server = await startServer(gate);
       const [low] = splitHashSpace(2).map((r) => shardSelectorFromRanges('object.metadata.uid', [r]));
-      for (let i = 0; i < 40; i++) server.create('pods', pod(`a-${i}`));
+      for (let i = 0; i < 40; i++) server.create('pods', serverPod(`a-${i}`));
       const h = startReflector(createListWatch<Pod>(server.kubeConfig(), PODS), {
         reflector: { shardSelector: low!.toString(), useWatchList: watchList },
       });
       const expected = (): string[] => keys(server.list('pods', 'default').filter((o) => low!.matches(o)));
       await waitFor(() => JSON.stringify(keys(h.indexer.list())) === JSON.stringify(expected()));
-      for (let i = 0; i < 40; i++) server.create('pods', pod(`b-${i}`));
+      for (let i = 0; i < 40; i++) server.create('pods', serverPod(`b-${i}`));
       for (let i = 0; i < 40; i += 3) server.delete('pods', `default/a-${i}`);
       await waitFor(() => JSON.stringify(keys(h.indexer.list())) === JSON.stringify(expected()), {
         describe: () => ({ cache: keys(h.indexer.list()), expected: expected() }),
@@ -65,7 +65,7 @@ describe.each([
 
 test('property: client-side filtering = server-side filtering = the ranges, for any set of ranges', async () => {
   const servers = [await startServer(true), await startServer(false)];
-  for (const server of servers) for (let i = 0; i < 120; i++) server.create('pods', pod(`p-${i}`));
+  for (const server of servers) for (let i = 0; i < 120; i++) server.create('pods', serverPod(`p-${i}`));
   await fc.assert(
     fc.asyncProperty(
       fc.integer({ min: 1, max: 16 }),

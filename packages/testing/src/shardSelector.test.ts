@@ -5,7 +5,8 @@ import {
   type KubeObject,
 } from '@kinformer/core';
 import { FakeApiServer } from './index.js';
-import { pod, request, WatchReader } from './wire.test.helpers.js';
+import { serverPod } from '@kinformer/test-tools';
+import { request, WatchReader } from './wire.test.helpers.js';
 
 // KEP-5866 `shardSelector` over real HTTP: parsing and 400s, filtering of LIST, WATCH and watch-list,
 // the `shardInfo` echo, and the gate switch (see shardSelectorParam.ts for the apiserver sources).
@@ -31,7 +32,7 @@ async function seed(
 ): Promise<KubeObject[]> {
   server = await FakeApiServer.start(options);
   const out: KubeObject[] = [];
-  for (let i = 0; i < n; i++) out.push(server.create('pods', pod(`p-${String(i).padStart(3, '0')}`)));
+  for (let i = 0; i < n; i++) out.push(server.create('pods', serverPod(`p-${String(i).padStart(3, '0')}`)));
   return out;
 }
 
@@ -80,7 +81,7 @@ describe('shardSelector on LIST', () => {
     const namespaces = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
     for (const ns of namespaces) {
       server.create('namespaces', { metadata: { name: ns } });
-      server.create('pods', pod('p', ns));
+      server.create('pods', serverPod(`${ns}/p`));
     }
     const [first] = splitHashSpace(2).map((r) => shardSelectorFromRanges('object.metadata.namespace', [r]));
     const res = await request(`${server.url}/api/v1/pods?${q(first!.toString())}`);
@@ -141,7 +142,7 @@ describe('shardSelector on WATCH and watch-list', () => {
     );
     try {
       const created: KubeObject[] = [];
-      for (let i = 0; i < 30; i++) created.push(server.create('pods', pod(`w-${i}`)));
+      for (let i = 0; i < 30; i++) created.push(server.create('pods', serverPod(`w-${i}`)));
       const inRange = created.filter((o) => lower.matches(o));
       const events = await watch.take(inRange.length);
       expect(events.map((e) => e.type)).toEqual(inRange.map(() => 'ADDED'));
@@ -180,7 +181,7 @@ describe('shardSelector on WATCH and watch-list', () => {
       `${server.url}/api/v1/pods?watch=1&resourceVersion=${server.resourceVersion}&${q(LOWER)}`,
     );
     try {
-      for (let i = 0; i < 10; i++) server.create('pods', pod(`w-${i}`));
+      for (let i = 0; i < 10; i++) server.create('pods', serverPod(`w-${i}`));
       expect(await watch.take(10)).toHaveLength(10);
     } finally {
       watch.close();
