@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { createLogger, ErrorCodes, KinformerError, type LabelSelector } from '@kinformer/core';
-import type { ListerWatcher, WatchEvent } from '@kinformer/reflector';
+import { listAllPages, type ListerWatcher, type WatchEvent } from '@kinformer/reflector';
 import { KubeConfig, type User } from '@kubernetes/client-node';
 import { pod, settle, waitFor } from '@kinformer/test-tools';
 import { createListWatch } from './createListWatch.js';
@@ -745,6 +745,41 @@ describe('createListWatch: connections', () => {
     expect(names).toEqual(['pod-0', 'pod-1', 'pod-2', 'pod-3', 'pod-4']);
     expect(server.requests).toHaveLength(5);
     expect(server.connectionCount).toBe(1);
+  });
+
+  it("announces a page's continue token before its items, so the pager asks for the next page while this one arrives", async () => {
+    // Page 0 sends its metadata, then holds its items until page 1 has been asked for (or 5 s pass).
+    let askedForPage1: () => void = () => {};
+    const page1Asked = new Promise<void>((resolve) => (askedForPage1 = resolve));
+    const order: string[] = [];
+    server.handler = async (req, res) => {
+      const cont = new URL(req.url ?? '/', 'http://x').searchParams.get('continue');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (cont === null) {
+        const body = page('7', ['pod-0'], '1');
+        const at = body.indexOf('"items"');
+        res.write(body.slice(0, at));
+        await Promise.race([page1Asked, new Promise((r) => setTimeout(r, 5000).unref())]);
+        order.push('page 0 ends');
+        res.end(body.slice(at));
+      } else {
+        order.push('page 1 asked');
+        askedForPage1();
+        res.end(page('7', ['pod-1']));
+      }
+    };
+    const lw = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' });
+    const { list, requests } = await listAllPages(
+      (o, c) => lw.list(o, c),
+      {},
+      {
+        signal: new AbortController().signal,
+        pageSize: 1,
+      },
+    );
+    expect(list.items.map((p) => p.metadata?.name)).toEqual(['pod-0', 'pod-1']);
+    expect(requests).toBe(2);
+    expect(order).toEqual(['page 1 asked', 'page 0 ends']);
   });
 
   it('gives every watch its own connection, never a pooled one', async () => {

@@ -172,6 +172,7 @@ class ClientNodeListWatch<T extends KubeObject> implements ListerWatcher<T> {
     const { list, bytes } = await readList<T>(res, signal, {
       maxItemBytes: this.maxListItemBytes,
       ...(this.reuseListItem ? { reuseItem: this.reuseListItem } : {}),
+      ...(context.onListMeta ? { onMetadata: context.onListMeta } : {}),
       details,
       httpStatus,
       what: this.name,

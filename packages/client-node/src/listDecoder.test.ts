@@ -448,3 +448,68 @@ describe("ListDecoder: V8's wrong-key bug (nodejs/node#63785)", () => {
     }
   });
 });
+
+describe('ListDecoder: onMetadata, the list metadata before the items (for the pager to ask ahead)', () => {
+  function metas(body: Buffer, splits: number[], whole?: number): { seen: unknown[]; list: unknown } {
+    const seen: unknown[] = [];
+    const d = new ListDecoder({
+      onMetadata: (m) => seen.push(m),
+      ...(whole === undefined ? {} : { wholeBodyBytes: whole }),
+    });
+    let from = 0;
+    for (const at of [...splits].sort((a, b) => a - b)) {
+      d.write(body.subarray(from, at));
+      from = at;
+    }
+    d.write(body.subarray(from));
+    return { seen, list: d.end() };
+  }
+
+  it('gives kube-apiserver-ordered metadata once, before any item has arrived, at every split', () => {
+    const body = Buffer.from(JSON.stringify(TRICKY));
+    const itemsAt = body.indexOf('"items"');
+    for (let at = 0; at <= body.length; at++) {
+      const seen: unknown[] = [];
+      const d = new ListDecoder({ onMetadata: (m) => seen.push(m) });
+      d.write(body.subarray(0, Math.min(at, itemsAt)));
+      if (at >= itemsAt) expect(seen).toEqual([TRICKY.metadata]);
+      d.write(body.subarray(Math.min(at, itemsAt)));
+      expect(seen).toEqual([TRICKY.metadata]);
+      expect(d.end()).toEqual(TRICKY);
+    }
+  });
+
+  it('gives nothing when the metadata follows the items or is not within the first 4 KB', () => {
+    expect(metas(Buffer.from('{"items":[],"metadata":{"continue":"c"}}'), []).seen).toEqual([]);
+    const late = `{"kind":"PodList","pad":"${'x'.repeat(5000)}","metadata":{"continue":"c"},"items":[]}`;
+    expect(metas(Buffer.from(late), [100, 4000]).seen).toEqual([]);
+  });
+
+  it('property: for any list, layout and chunking, what it gives is the list metadata, at most once', () => {
+    fc.assert(
+      fc.property(
+        randomList,
+        fc.constantFrom(0, 1, '\t'),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.constantFrom(undefined, 0),
+        (l, indent, cuts, whole) => {
+          const bytes = Buffer.from(JSON.stringify(l, null, indent));
+          const { seen, list } = metas(
+            bytes,
+            cuts.map((c) => c % (bytes.length + 1)),
+            whole,
+          );
+          expect(seen.length).toBeLessThanOrEqual(1);
+          if (seen.length === 1) expect(seen[0]).toEqual((list as { metadata: unknown }).metadata);
+          // Metadata written before the items (and not too far in) is always announced.
+          const keys = Object.keys(l);
+          if (l.metadata !== undefined && keys.indexOf('metadata') < keys.indexOf('items')) {
+            const at = bytes.indexOf('"items"');
+            if (at < 4000) expect(seen).toHaveLength(1);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});

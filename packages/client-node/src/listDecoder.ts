@@ -8,9 +8,12 @@ import {
   MAX_OBJECT_DEPTH,
   objectTooDeepError,
   type KubeList,
+  type ListMeta,
 } from '@kinformer/core';
 import { streamBody } from './httpRequest.js';
 import { excerpt } from './responseError.js';
+import { shareEmptyFieldSets } from './fieldSets.js';
+import { LIST_META_PEEK_BYTES, peekListMeta } from './listMetaPeek.js';
 
 /** Longest single list item (one object's JSON) accepted by default, in bytes: 16 MiB, as a watch line. */
 export const DEFAULT_MAX_LIST_ITEM_BYTES = 16 * 1024 * 1024;
@@ -48,6 +51,12 @@ export interface ListDecoderOptions<T = unknown> {
    * does not hold them twice. It must return the item or an object equal to it; a throw fails the list.
    */
   reuseItem?: (item: T) => T;
+  /**
+   * Called at most once with the list's `metadata` as soon as the body's first bytes hold it (within
+   * `LIST_META_PEEK_BYTES`, before the items: where kube-apiserver writes it), so that a pager can ask for
+   * the next page while this one is still arriving. A hint: the list returned by `end` is what counts.
+   */
+  onMetadata?: (metadata: ListMeta) => void;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -169,6 +178,8 @@ export class ListDecoder<T> {
   private wholeDepth = 0;
   private wholeInString = false;
   private wholeEscaped = false;
+  /** The body's first bytes, while `onMetadata` waits for the list's metadata. */
+  private metaPrefix: Buffer | undefined;
 
   constructor(options: ListDecoderOptions<T> = {}) {
     const max = options.maxItemBytes ?? DEFAULT_MAX_LIST_ITEM_BYTES;
@@ -190,6 +201,7 @@ export class ListDecoder<T> {
     this.wholeLimit = Math.min(whole, this.maxItemBytes);
     this.whole = this.wholeLimit > 0;
     this.options = options;
+    if (options.onMetadata !== undefined) this.metaPrefix = EMPTY;
   }
 
   /** Bytes written so far. */
@@ -212,6 +224,7 @@ export class ListDecoder<T> {
       this.head.push(keep);
       this.headBytes += keep.length;
     }
+    if (this.metaPrefix !== undefined) this.peekMetadata(buf);
     if (this.whole) {
       if (this.total + buf.length <= this.wholeLimit && this.scanWhole(buf)) {
         this.kept.push(buf);
@@ -221,6 +234,20 @@ export class ListDecoder<T> {
       this.streamKept();
     }
     this.stream(buf);
+  }
+
+  /** Looks for the list's metadata in the body's first bytes, for `onMetadata`. */
+  private peekMetadata(buf: Buffer): void {
+    const prefix = this.metaPrefix as Buffer;
+    const more = buf.subarray(0, LIST_META_PEEK_BYTES - prefix.length);
+    const bytes = prefix.length === 0 ? more : Buffer.concat([prefix, more]);
+    const meta = peekListMeta(bytes);
+    if (meta === undefined && bytes.length < LIST_META_PEEK_BYTES) {
+      this.metaPrefix = Buffer.from(bytes);
+      return;
+    }
+    this.metaPrefix = undefined;
+    if (meta) this.options.onMetadata?.(meta);
   }
 
   /**
@@ -423,7 +450,12 @@ export class ListDecoder<T> {
     }
     const reuse = this.options.reuseItem;
     const list = items as T[];
-    if (reuse !== undefined) for (let i = 0; i < list.length; i++) list[i] = reuse(list[i] as T);
+    for (let i = 0; i < list.length; i++) {
+      const item = list[i] as T;
+      const kept = reuse === undefined ? item : reuse(item);
+      if (kept === item) shareEmptyFieldSets(item);
+      else list[i] = kept;
+    }
     this.kept = [];
     this.items = list;
     this.whole = false;
@@ -556,10 +588,13 @@ export class ListDecoder<T> {
         this.key = value as string;
         this.mode = Mode.colon;
         return;
-      case 'item':
-        this.items.push(this.options.reuseItem ? this.options.reuseItem(value as T) : (value as T));
+      case 'item': {
+        const kept = this.options.reuseItem ? this.options.reuseItem(value as T) : (value as T);
+        if (kept === value) shareEmptyFieldSets(value);
+        this.items.push(kept);
         this.mode = Mode.afterItem;
         return;
+      }
       case 'null-items':
         if (value !== null) throw this.bad('is not a list (items is not an array)', offset);
         this.items = [];

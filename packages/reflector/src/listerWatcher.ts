@@ -1,4 +1,4 @@
-import type { KubeList, KubeObject } from '@kinformer/core';
+import type { KubeList, KubeObject, ListMeta } from '@kinformer/core';
 
 /** Query options of a LIST request (the reflector sets them; selectors belong to the ListerWatcher). */
 export interface ListOptions {
@@ -35,6 +35,14 @@ export type WatchEvent<T> =
 /** Per-call context: the signal that cancels the request (and ends a watch stream). */
 export interface RequestContext {
   signal: AbortSignal;
+  /**
+   * Given to `list` by the pager. A ListerWatcher may call it once with the page's `metadata` as soon
+   * as it knows it, before the items have arrived (kube-apiserver writes `metadata` first): with a
+   * `continue` token there, the pager asks for the next page while this one is still arriving and
+   * being decoded (at most one page ahead). Calling it is optional; the page `list` resolves with is
+   * what counts (a next page asked for with another token is cancelled and asked for again).
+   */
+  onListMeta?: (metadata: ListMeta) => void;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ErrorCodes, KinformerError, type KubeList } from '@kinformer/core';
 import type { ListOptions } from './listerWatcher.js';
-import { listAllPages } from './pager.js';
+import fc from 'fast-check';
+import { listAllPages, type ListFunc } from './pager.js';
 
 type Item = { metadata: { name: string } };
 
@@ -121,5 +122,215 @@ describe('listAllPages (client-go tools/pager)', () => {
     await expect(listAllPages(broken, {}, { signal: new AbortController().signal })).rejects.toMatchObject({
       code: ErrorCodes.BAD_RESPONSE,
     });
+  });
+});
+
+describe('listAllPages: the next page asked for while this one arrives (onListMeta)', () => {
+  /** A page request the test settles by hand; `hint` is what its metadata announces early. */
+  interface Call {
+    options: ListOptions;
+    signal: AbortSignal;
+    announce: (token: string) => void;
+    resolve: (list: KubeList<Item>) => void;
+    reject: (err: Error) => void;
+    settled: boolean;
+  }
+
+  function manualServer(): { list: ListFunc<Item>; calls: Call[]; open: () => number } {
+    const calls: Call[] = [];
+    const list: ListFunc<Item> = (options, context) =>
+      new Promise<KubeList<Item>>((resolve, reject) => {
+        const call: Call = {
+          options: { ...options },
+          signal: context.signal,
+          announce: (token) => context.onListMeta?.({ resourceVersion: '9', continue: token }),
+          resolve: (l) => {
+            call.settled = true;
+            resolve(l);
+          },
+          reject: (e) => {
+            call.settled = true;
+            reject(e);
+          },
+          settled: false,
+        };
+        context.signal.addEventListener('abort', () => call.reject(new Error('aborted')), { once: true });
+        calls.push(call);
+      });
+    return { list, calls, open: () => calls.filter((c) => !c.settled).length };
+  }
+
+  const page = (from: number, to: number, cont?: string): KubeList<Item> => ({
+    metadata: cont === undefined ? { resourceVersion: '9' } : { resourceVersion: '9', continue: cont },
+    items: items(from, to),
+  });
+  const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+  it('asks for page 2 once page 1 announces its token, before page 1 has arrived, and merges in order', async () => {
+    const server = manualServer();
+    const done = listAllPages(
+      server.list,
+      { resourceVersion: '0' },
+      { signal: new AbortController().signal },
+    );
+    await tick();
+    expect(server.calls).toHaveLength(1);
+    server.calls[0]!.announce('a');
+    expect(server.calls).toHaveLength(2);
+    expect(server.calls[1]!.options).toEqual({ resourceVersion: '', limit: 500, continue: 'a' });
+    // Page 2 announces its own token while page 1 is still awaited: no third request yet (one ahead).
+    server.calls[1]!.announce('b');
+    expect(server.calls).toHaveLength(2);
+    server.calls[0]!.resolve(page(0, 2, 'a'));
+    await tick();
+    // Page 2 is now the one awaited and its token is known: page 3 goes out at once.
+    expect(server.calls).toHaveLength(3);
+    expect(server.calls[2]!.options.continue).toBe('b');
+    server.calls[1]!.resolve(page(2, 4, 'b'));
+    server.calls[2]!.resolve(page(4, 5));
+    const result = await done;
+    expect(result.list.items).toEqual(items(0, 5));
+    expect(result.requests).toBe(3);
+    expect(server.open()).toBe(0);
+  });
+
+  it('cancels a page asked for with a token the page did not end with, and asks again', async () => {
+    const server = manualServer();
+    const done = listAllPages(server.list, {}, { signal: new AbortController().signal });
+    await tick();
+    server.calls[0]!.announce('wrong');
+    server.calls[0]!.resolve(page(0, 2, 'right'));
+    await tick();
+    expect(server.calls[1]!.signal.aborted).toBe(true);
+    expect(server.calls[2]!.options.continue).toBe('right');
+    server.calls[2]!.resolve(page(2, 3));
+    expect((await done).list.items).toEqual(items(0, 3));
+    expect(server.open()).toBe(0);
+  });
+
+  it('cancels the page ahead and waits for it when the current page fails', async () => {
+    const server = manualServer();
+    const done = listAllPages(server.list, {}, { signal: new AbortController().signal });
+    await tick();
+    server.calls[0]!.announce('a');
+    server.calls[0]!.reject(new KinformerError(ErrorCodes.CONNECTION, 'reset'));
+    await expect(done).rejects.toMatchObject({ code: ErrorCodes.CONNECTION });
+    expect(server.calls[1]!.signal.aborted).toBe(true);
+    expect(server.open()).toBe(0);
+  });
+
+  it('falls back to one full list when a continuation page expires, cancelling the page ahead', async () => {
+    const server = manualServer();
+    const done = listAllPages(
+      server.list,
+      { resourceVersion: '5' },
+      { signal: new AbortController().signal },
+    );
+    await tick();
+    server.calls[0]!.resolve(page(0, 2, 'a'));
+    await tick();
+    server.calls[1]!.announce('b');
+    await tick();
+    expect(server.calls).toHaveLength(3);
+    server.calls[1]!.reject(expired());
+    await tick();
+    await tick();
+    expect(server.calls[2]!.signal.aborted).toBe(true);
+    expect(server.calls[3]!.options).toEqual({ resourceVersion: '5' });
+    server.calls[3]!.resolve(page(0, 4));
+    expect((await done).list.items).toEqual(items(0, 4));
+    expect(server.open()).toBe(0);
+  });
+
+  it('an abort cancels both requests', async () => {
+    const server = manualServer();
+    const controller = new AbortController();
+    const done = listAllPages(server.list, {}, { signal: controller.signal });
+    await tick();
+    server.calls[0]!.announce('a');
+    controller.abort();
+    await expect(done).rejects.toThrow();
+    expect(server.calls.every((c) => c.signal.aborted)).toBe(true);
+    expect(server.open()).toBe(0);
+  });
+
+  it('prefetch: false keeps one request at a time', async () => {
+    const server = manualServer();
+    const done = listAllPages(server.list, {}, { signal: new AbortController().signal, prefetch: false });
+    await tick();
+    server.calls[0]!.announce('a');
+    expect(server.calls).toHaveLength(1);
+    server.calls[0]!.resolve(page(0, 1, 'a'));
+    await tick();
+    server.calls[1]!.resolve(page(1, 2));
+    expect((await done).list.items).toEqual(items(0, 2));
+  });
+
+  it('property: whatever the hints and the order requests settle in, the list is the sequential one and at most two requests are open', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            size: fc.integer({ min: 0, max: 3 }),
+            hint: fc.constantFrom('none', 'right', 'wrong', 'late'),
+          }),
+          {
+            minLength: 1,
+            maxLength: 8,
+          },
+        ),
+        fc.array(fc.boolean(), { maxLength: 40 }),
+        async (pages, coin) => {
+          const server = manualServer();
+          let maxOpen = 0;
+          const offsets: number[] = [];
+          let at = 0;
+          for (const p of pages) {
+            offsets.push(at);
+            at += p.size;
+          }
+          const token = (k: number): string => `t${k}`;
+          const pageOf = (options: ListOptions): number =>
+            options.continue === undefined ? 0 : Number(options.continue.slice(1));
+          const done = listAllPages(server.list, {}, { signal: new AbortController().signal });
+          let flips = 0;
+          const handled = new Set<Call>();
+          const announced = new Set<Call>();
+          for (let step = 0; step < 200; step++) {
+            await tick();
+            maxOpen = Math.max(maxOpen, server.open());
+            const open = server.calls.filter((c) => !c.settled && !handled.has(c));
+            if (open.length === 0) break;
+            // Settle or announce the oldest or the newest open request, as the coin says.
+            const call =
+              coin[flips++ % Math.max(1, coin.length)] === true ? open[open.length - 1]! : open[0]!;
+            const k = pageOf(call.options);
+            const spec = pages[k];
+            if (spec === undefined) {
+              // Asked for with the wrong token: left open, the pager must cancel it.
+              handled.add(call);
+              continue;
+            }
+            const last = k === pages.length - 1;
+            const cont = last ? undefined : token(k + 1);
+            if (!announced.has(call) && (spec.hint === 'right' || spec.hint === 'wrong')) {
+              // Announcing is a step of its own: other requests may move before this one settles.
+              announced.add(call);
+              if (spec.hint === 'wrong') call.announce('t999');
+              else if (!last) call.announce(cont!);
+              continue;
+            }
+            handled.add(call);
+            call.resolve(page(offsets[k]!, offsets[k]! + spec.size, cont));
+            if (!last && spec.hint === 'late') call.announce(cont!);
+          }
+          const result = await done;
+          expect(result.list.items).toEqual(items(0, at));
+          expect(maxOpen).toBeLessThanOrEqual(2);
+          expect(server.open()).toBe(0);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -25,6 +25,12 @@ export interface ListPagerOptions {
    * issue one unpaginated list at the originally requested resourceVersion instead of failing. Default true.
    */
   fullListIfExpired?: boolean;
+  /**
+   * Ask for the next page while the current one is still arriving, when the ListerWatcher announces
+   * the page's continue token early (`RequestContext.onListMeta`; `createListWatch` does): at most one
+   * page ahead, so at most two requests are open and one more page is held. Default true.
+   */
+  prefetch?: boolean;
 }
 
 /** The outcome of {@link listAllPages}. */
@@ -36,7 +42,7 @@ export interface PagedList<T> {
   list: KubeList<T>;
   /** True when more than one page was fetched (the server honoured `limit`). */
   paginated: boolean;
-  /** LIST requests made. */
+  /** LIST requests made (a page asked for ahead and then cancelled counts too). */
   requests: number;
 }
 
@@ -59,6 +65,7 @@ export async function listAllPages<T>(
   const { signal } = pager;
   const pageSize = pager.pageSize ?? DEFAULT_PAGE_SIZE;
   const fullListIfExpired = pager.fullListIfExpired ?? true;
+  const prefetch = pager.prefetch ?? true;
   let opts: ListOptions = { ...options };
   if (opts.limit === undefined || opts.limit === 0) {
     if (pageSize > 0) opts.limit = pageSize;
@@ -68,36 +75,125 @@ export async function listAllPages<T>(
   let first: KubeList<T> | undefined;
   let paginated = false;
   let requests = 0;
-  for (;;) {
-    if (signal.aborted) throw abortError(signal);
-    let page: KubeList<T>;
-    try {
-      requests++;
-      page = await list(opts, { signal });
-    } catch (err) {
-      if (signal.aborted || !fullListIfExpired || !isExpiredError(err) || !opts.continue) throw err;
-      // The continue token expired while we paged: one full list at the requested version instead.
-      const full: ListOptions = { ...options };
-      delete full.limit;
-      delete full.continue;
-      requests++;
-      const result = await list(full, { signal });
-      checkList(result);
-      return { list: result, paginated, requests };
+
+  const start = (pageOptions: ListOptions): PendingPage<T> => {
+    requests++;
+    const page = pendingPage(list, pageOptions, signal, (hint) => {
+      page.hint = hint;
+      if (page.awaited) ahead(page, pageOptions);
+    });
+    return page;
+  };
+  // At most one page ahead: the page after the one being awaited, once its continue token is known.
+  const ahead = (page: PendingPage<T>, pageOptions: ListOptions): void => {
+    if (!prefetch || page.next !== undefined || page.hint === undefined || signal.aborted) return;
+    page.next = start(continuation(pageOptions, page.hint));
+  };
+
+  let current = start(opts);
+  try {
+    for (;;) {
+      if (signal.aborted) throw abortError(signal);
+      current.awaited = true;
+      ahead(current, opts);
+      let page: KubeList<T>;
+      try {
+        page = await current.promise;
+      } catch (err) {
+        if (signal.aborted || !fullListIfExpired || !isExpiredError(err) || !opts.continue) throw err;
+        await cancel(current.next);
+        current.next = undefined;
+        // The continue token expired while we paged: one full list at the requested version instead.
+        const full: ListOptions = { ...options };
+        delete full.limit;
+        delete full.continue;
+        requests++;
+        const result = await list(full, { signal });
+        checkList(result);
+        return { list: result, paginated, requests };
+      }
+      checkList(page);
+      const cont = page.metadata?.continue;
+      if (!cont && merged === undefined) return { list: page, paginated, requests };
+      if (merged === undefined) {
+        merged = [];
+        first = page;
+      }
+      for (const item of page.items) merged.push(item);
+      if (!cont) return { list: mergedList(first ?? page, merged), paginated, requests };
+      opts = continuation(opts, cont);
+      paginated = true;
+      let next = current.next;
+      current.next = undefined;
+      if (next !== undefined && next.options.continue !== cont) {
+        // Asked for with a token the page did not end with (a hint that was wrong): ask again.
+        await cancel(next);
+        next = undefined;
+      }
+      current = next ?? start(opts);
     }
-    checkList(page);
-    const cont = page.metadata?.continue;
-    if (!cont && merged === undefined) return { list: page, paginated, requests };
-    if (merged === undefined) {
-      merged = [];
-      first = page;
-    }
-    for (const item of page.items) merged.push(item);
-    if (!cont) return { list: mergedList(first ?? page, merged), paginated, requests };
-    opts = { ...opts, continue: cont, resourceVersion: '' };
-    delete opts.resourceVersionMatch;
-    paginated = true;
+  } finally {
+    // Only a page asked for ahead that is no longer wanted (an error, an abort, a wrong hint) is left.
+    await cancel(current.next);
   }
+}
+
+/** A LIST request under way; `hint` is the continue token its metadata announced before its items. */
+interface PendingPage<T> {
+  readonly options: ListOptions;
+  readonly promise: Promise<KubeList<T>>;
+  readonly controller: AbortController;
+  hint?: string;
+  /** The loop is waiting for this page: a hint may start the next one. */
+  awaited: boolean;
+  next: PendingPage<T> | undefined;
+}
+
+function pendingPage<T>(
+  list: ListFunc<T>,
+  options: ListOptions,
+  signal: AbortSignal,
+  onHint: (token: string) => void,
+): PendingPage<T> {
+  // Its own controller (aborted with the list's), so that a page asked for ahead can be cancelled alone.
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  let hinted = false;
+  const context: RequestContext = {
+    signal: controller.signal,
+    onListMeta: (metadata) => {
+      const token = metadata.continue;
+      if (hinted || typeof token !== 'string' || token === '') return;
+      hinted = true;
+      onHint(token);
+    },
+  };
+  const promise = (async () => {
+    try {
+      return await list(options, context);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  })();
+  // A page asked for ahead may fail before anyone awaits it; the loop sees the rejection when it does.
+  promise.catch(() => {});
+  return { options, promise, controller, awaited: false, next: undefined };
+}
+
+/** Cancels a page asked for ahead and waits until its request has settled. */
+async function cancel<T>(page: PendingPage<T> | undefined): Promise<void> {
+  if (page === undefined) return;
+  await cancel(page.next);
+  page.controller.abort();
+  await page.promise.catch(() => {});
+}
+
+/** The options of the page after one that ended with `token`. */
+function continuation(options: ListOptions, token: string): ListOptions {
+  const next: ListOptions = { ...options, continue: token, resourceVersion: '' };
+  delete next.resourceVersionMatch;
+  return next;
 }
 
 function mergedList<T>(first: KubeList<T>, items: T[]): KubeList<T> {
