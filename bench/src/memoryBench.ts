@@ -5,13 +5,16 @@
  * namespace the operator does not manage.
  *
  * Each contender runs in its own `node --expose-gc` process (NODE_ENV=production) against an
- * in-process ListerWatcher that hands out a fresh `JSON.parse` of the list (as the wire does), so
+ * in-process ListerWatcher that hands out a fresh decode of the list body (client-node's
+ * `ListDecoder`, as `createListWatch` decodes the wire; client-node's own informer gets a
+ * `JSON.parse` of it, as its client does), so
  * the figure is the cache alone: heap after GC once synced, minus heap after GC before starting.
  * Usage: `node --expose-gc bench/dist/memoryBench.js [pods=10000]`.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '@kinformer/core';
+import { ListDecoder } from '@kinformer/client-node';
 import type { ListerWatcherFactory } from '@kinformer/informer';
 import { kinds, Manager, project } from '@kinformer/runtime';
 import type { ManagerOptions } from '@kinformer/runtime';
@@ -100,7 +103,7 @@ function fixture(scenario: Scenario, pods: number): Fixture {
 }
 
 /**
- * Serves the fixture: each LIST is a fresh `JSON.parse` of its text (objects as the wire gives
+ * Serves the fixture: each LIST is a fresh decode of its text (objects as the wire gives
  * them, nothing shared); a Secret LIST of a namespace other than `ops` or all is empty. Records
  * what it was asked for.
  */
@@ -120,8 +123,13 @@ function listerWatchers(f: Fixture, asked: string[]): ListerWatcherFactory {
                 ? f.secretsAll
                 : undefined
             : undefined;
-      const items = JSON.parse(source ?? '[]') as KubeObject[];
-      return Promise.resolve({ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '1' }, items });
+      // Decoded as createListWatch decodes a LIST body (client-node's ListDecoder), fed in 64 KB chunks.
+      const body = Buffer.from(
+        `{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":"1"},"items":${source ?? '[]'}}`,
+      );
+      const decoder = new ListDecoder<KubeObject>();
+      for (let at = 0; at < body.length; at += 65_536) decoder.write(body.subarray(at, at + 65_536));
+      return Promise.resolve(decoder.end());
     },
     // A watch that stays open, silent, until the informer stops.
     watch: (_options, context) =>

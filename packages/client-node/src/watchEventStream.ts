@@ -11,6 +11,7 @@ import {
 } from '@kinformer/core';
 import type { WatchEvent } from '@kinformer/reflector';
 import { parseJson } from './exactJson.js';
+import { shareEmptyFieldSets } from './fieldSets.js';
 import { describeLine, jsonErrorPosition } from './lineShape.js';
 
 /** The default limit on one watch line (one event): 16 MiB. Longer lines fail the stream. */
@@ -383,6 +384,7 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
           validateResourceVersion(object.metadata.resourceVersion, `watch line ${this.lines}`, {
             ...this.lineDetails(text, parsed),
           });
+        shareEmptyFieldSets(object);
         return parsed as WatchEvent<T>;
       case 'ERROR':
         if (typeof object !== 'object' || object === null)
