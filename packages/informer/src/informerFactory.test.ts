@@ -2,7 +2,7 @@ import { ErrorCodes, KinformerError } from '@kinformer/core';
 import { FakeClock } from '@kinformer/core/testing';
 import type { GroupVersionResource, KubeObject } from '@kinformer/core';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
-import { pod, podList, waitFor } from '@kinformer/test-tools';
+import { captureLogs, pod, podList, waitFor } from '@kinformer/test-tools';
 import { InformerFactory } from './informerFactory.js';
 import type { ListerWatcherRequest } from './informerFactory.js';
 
@@ -39,6 +39,24 @@ describe('InformerFactory', () => {
     await factory.shutdown();
     expect(pair.informer.isStopped()).toBe(true);
     expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('warns once per scope when one resource is cached twice in it (full and metadata-only), not across scopes', () => {
+    const logs = captureLogs('warn');
+    const factory = new InformerFactory(() => new FakeListerWatcher<KubeObject>(), {
+      clock: new FakeClock(),
+      logger: logs.logger,
+    });
+    const pods = { group: '', version: 'v1', resource: 'pods' };
+    factory.forResource(pods);
+    factory.forResource(pods, { namespace: 'a', metadataOnly: true });
+    factory.forResource(pods, { labelSelector: 'app=x', metadataOnly: true });
+    expect(logs.lines.filter((l) => l.msg.includes('cached twice'))).toHaveLength(0);
+    factory.forResource(pods, { metadataOnly: true });
+    factory.forResource(pods, { transform: <T extends KubeObject>(o: T): T => o });
+    const warnings = logs.lines.filter((l) => l.msg.includes('cached twice'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.msg).toContain('pods.v1 is cached twice in one scope (full and metadata-only)');
   });
 
   it('keys informers by their own transform too, and applies it in place of the factory one', async () => {

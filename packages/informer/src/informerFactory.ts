@@ -107,6 +107,10 @@ interface Entry {
   readonly key: string;
   readonly pair: InformerAndLister<KubeObject>;
   started: boolean;
+  /** Resource, namespace and selectors: two informers of one scope cache the same objects. */
+  readonly scope: string;
+  /** `full`, `metadata-only` or `full, transformed`, for the cached-twice warning. */
+  readonly form: string;
 }
 
 /**
@@ -300,8 +304,31 @@ export class InformerFactory {
     // The informer's cache is only read through the lister.
     const lister = new Lister<T>(informer.getIndexer(), o.logger === undefined ? {} : { logger: o.logger });
     const pair: InformerAndLister<T> = { informer, lister };
-    this.#entries.set(key, { key, pair: pair as unknown as InformerAndLister<KubeObject>, started: false });
+    const scope = `${gvrString(gvr)} namespace=${namespace || '(all)'} labelSelector=${selectors.labelSelector ?? ''} fieldSelector=${selectors.fieldSelector ?? ''}`;
+    const form = metadataOnly ? 'metadata-only' : transform === undefined ? 'full' : 'full, transformed';
+    this.#warnIfCachedTwice(scope, form, key);
+    this.#entries.set(key, {
+      key,
+      pair: pair as unknown as InformerAndLister<KubeObject>,
+      started: false,
+      scope,
+      form,
+    });
     return pair;
+  }
+
+  readonly #warnedTwice = new Set<string>();
+
+  /** One warning per scope when a second informer caches the objects of one resource and scope again. */
+  #warnIfCachedTwice(scope: string, form: string, key: string): void {
+    if (this.#warnedTwice.has(scope)) return;
+    const twin = [...this.#entries.values()].find((e) => e.scope === scope);
+    if (twin === undefined) return;
+    this.#warnedTwice.add(scope);
+    this.#logger.warn(
+      { informers: [twin.key, key] },
+      `${scope.split(' ')[0] ?? key} is cached twice in one scope (${twin.form} and ${form}): one full informer holds the metadata too; share one (the Manager: cache.byKind metadataOnly or one transform for the kind)`,
+    );
   }
 
   #selectors(options: SelectorOptions): SelectorOptions {

@@ -319,26 +319,9 @@ export class Manager {
     );
   }
 
-  readonly #warnedTwice = new Set<string>();
-
   #addInformer(entry: InformerEntry): void {
-    const scope = `${entry.kind} namespace=${entry.namespace || '(all)'} selectors=${entry.selectors}`;
-    const twin = [...this.#informers.values()].find(
-      (e) => e.kind === entry.kind && e.namespace === entry.namespace && e.selectors === entry.selectors,
-    );
+    // The factory warns when one kind is cached twice in one scope.
     this.#informers.set(entry.pair.informer.name, entry);
-    if (twin === undefined || this.#warnedTwice.has(scope)) return;
-    this.#warnedTwice.add(scope);
-    const what = (e: InformerEntry): string =>
-      e.metadataOnly ? 'metadata-only' : e.projected ? 'projected' : 'full';
-    this.#logger.warn(
-      {
-        kind: entry.kind,
-        namespace: entry.namespace,
-        informers: [twin.pair.informer.name, entry.pair.informer.name],
-      },
-      `${entry.kind} is cached twice in one scope (${what(twin)} and ${what(entry)}): ask for the full informer first (a metadata-only request then shares it), or set cache.byKind metadataOnly for the kind`,
-    );
   }
 
   /**
