@@ -12,6 +12,17 @@ import {
 } from '@kinformer/core';
 import { streamBody } from './httpRequest.js';
 import { excerpt } from './responseError.js';
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  isSpace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './jsonBytes.js';
 import { shareEmptyFieldSets } from './fieldSets.js';
 import { LIST_META_PEEK_BYTES, peekListMeta } from './listMetaPeek.js';
 
@@ -60,14 +71,6 @@ export interface ListDecoderOptions<T = unknown> {
 }
 
 const EMPTY = Buffer.alloc(0);
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
 
 /**
  * From `i` inside a string: the index of its closing quote, or `n` when the string goes on past the
@@ -81,11 +84,6 @@ function closingQuote(buf: Buffer, i: number, n: number): number {
     i += c === BACKSLASH ? 2 : 1;
   }
   return i;
-}
-
-/** True for JSON whitespace. */
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 /**

@@ -1,21 +1,19 @@
 import type { ListMeta } from '@kinformer/core';
 import { parseJson } from './exactJson.js';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  isSpace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './jsonBytes.js';
 
 /** Longest body prefix searched for the list's `metadata` (kube-apiserver writes it before `items`). */
 export const LIST_META_PEEK_BYTES = 4096;
-
-function isSpace(c: number | undefined): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
 
 function skipSpace(b: Buffer, i: number): number {
   while (i < b.length && isSpace(b[i])) i++;
