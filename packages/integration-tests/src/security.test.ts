@@ -374,7 +374,7 @@ describe('objects from the server are data', () => {
     ]);
   });
 
-  // Regression (fixed; was a bug in testing/src/jsonClone.ts `copy`, `out[key] = item`; the same in testing/src/patch.ts
+  // Regression (fixed; was a bug in testing/src/api/jsonClone.ts `copy`, `out[key] = item`; the same in testing/src/registry/patch.ts
   // `applyMergePatch`, `result[key] = …`): FakeApiServer copies objects by assignment, and assigning
   // to `__proto__` sets the copy's prototype instead of creating a key. So a `__proto__` key is lost
   // (a string value) or turned into the copy's prototype (an object value) — unlike JSON.parse and a

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Regenerates packages/testing/src/tlsFixtures.ts: the test-only CA, server and client
+"""Regenerates packages/testing/src/tls/tlsFixtures.ts: the test-only CA, server and client
 certificates of FakeApiServer's HTTPS mode (ECDSA P-256, valid 2020-01-01 .. 2126-01-01).
 
 Needs the `cryptography` package (pip install cryptography). Only for regeneration: tests and CI
 read the committed PEM strings and never run this script (no openssl, no network at run time).
 
-    python3 packages/testing/scripts/generateTlsFixtures.py > packages/testing/src/tlsFixtures.ts
+    python3 packages/testing/scripts/generateTlsFixtures.py > packages/testing/src/tls/tlsFixtures.ts
 """
 import datetime
 import ipaddress

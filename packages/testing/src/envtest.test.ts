@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { serverPod } from '@kinformer/test-tools';
 import { FakeApiServer, FakeClock } from './index.js';
-import { decodeKubeProtobuf } from './protobuf.js';
-import { humanDuration } from './table.js';
+import { decodeKubeProtobuf } from './endpoints/protobuf.js';
+import { humanDuration } from './endpoints/table.js';
 import { request, send, WatchReader } from './wire.test.helpers.js';
 
 // What makes FakeApiServer an envtest: CRDs from YAML/JSON, OpenAPI, Tables, aggregated

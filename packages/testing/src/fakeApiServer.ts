@@ -14,26 +14,26 @@ import {
 } from '@kinformer/core';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
-import { SYSTEM_NAMESPACES } from './admission.js';
-import { CrdController } from './crd.js';
-import { toWireForm } from './schemas.js';
-import { rfc3339 } from './storedForm.js';
+import { SYSTEM_NAMESPACES } from './registry/admission.js';
+import { CrdController } from './registry/crd.js';
+import { toWireForm } from './registry/schemas.js';
+import { rfc3339 } from './storage/storedForm.js';
 import { fakeKubeConfig, type FakeKubeConfigOptions } from './fakeKubeConfig.js';
-import { FakeApiServerFaults } from './faults.js';
-import { GarbageCollector } from './garbageCollector.js';
-import { serveApply } from './serverSideApply.js';
-import { HttpApi } from './httpApi.js';
-import { jsonClone } from './jsonClone.js';
-import { ObjectStore, type DeletePreconditions } from './objectStore.js';
-import type { PatchType } from './patch.js';
-import type { RecordedRequest, RequestRecord } from './recordedRequest.js';
+import { FakeApiServerFaults } from './faults/faults.js';
+import { GarbageCollector } from './controllers/garbageCollector.js';
+import { serveApply } from './registry/serverSideApply.js';
+import { HttpApi } from './endpoints/httpApi.js';
+import { jsonClone } from './api/jsonClone.js';
+import { ObjectStore, type DeletePreconditions } from './storage/objectStore.js';
+import type { PatchType } from './registry/patch.js';
+import type { RecordedRequest, RequestRecord } from './endpoints/recordedRequest.js';
 import {
   DEFAULT_RESOURCES,
   ResourceRegistry,
   type ResourceDefinition,
   type ResourceRef,
   type ResourceType,
-} from './resourceRegistry.js';
+} from './registry/resourceRegistry.js';
 import {
   httpsServerOptions,
   resolveTls,
@@ -41,10 +41,10 @@ import {
   type FakeApiServerTlsOptions,
   type ResolvedTls,
   type TlsClientError,
-} from './serverTls.js';
-import { FAKE_API_SERVER_TLS } from './tlsFixtures.js';
-import { WatchCacheLag, type WatchCacheLagOptions } from './watchCacheLag.js';
-import type { SlowConsumerLimit, Watcher, WatchInjection, WatchTiming } from './watchHandler.js';
+} from './tls/serverTls.js';
+import { FAKE_API_SERVER_TLS } from './tls/tlsFixtures.js';
+import { WatchCacheLag, type WatchCacheLagOptions } from './storage/watchCacheLag.js';
+import type { SlowConsumerLimit, Watcher, WatchInjection, WatchTiming } from './endpoints/watchHandler.js';
 
 /**
  * What the in-process API returns: a copy of the stored object, typed as what was passed in plus

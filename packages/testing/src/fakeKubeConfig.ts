@@ -1,5 +1,5 @@
 import { KubeConfig, type Cluster, type User } from '@kubernetes/client-node';
-import { FAKE_API_SERVER_TLS } from './tlsFixtures.js';
+import { FAKE_API_SERVER_TLS } from './tls/tlsFixtures.js';
 
 /** The bearer token of the KubeConfigs `FakeApiServer.kubeConfig()` builds (any token works). */
 export const FAKE_TOKEN = 'kinformer-fake-token';

@@ -1,0 +1,505 @@
+import type { JsonObject } from '../registry/fieldSets.js';
+import type { PrinterColumn, ResourceType } from '../registry/resourceRegistry.js';
+import { rec, text } from '../storage/storedForm.js';
+
+/**
+ * Server-side printing (`Accept: application/json;as=Table;g=meta.k8s.io;v=v1`), as kube-apiserver
+ * does it: built-in kinds print with the columns of `pkg/printers/internalversion/printers.go`
+ * (`AddHandlers`: pods, deployments, configmaps, secrets, services, namespaces, nodes…), custom
+ * resources with their `additionalPrinterColumns` (`apiextensions-apiserver/pkg/registry/customresource/tableconvertor`,
+ * an `Age` column when there are none: `crdHandler` `serveDefaultColumnsIfEmpty`), and a type
+ * without a printer with `rest.NewDefaultTableConvertor`'s `Name`/`Created At`.
+ */
+
+/** `metav1.TableColumnDefinition`. */
+export interface TableColumn {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+}
+
+/** A typed object (`kind`/`apiVersion`, `metadata`…). */
+type Obj = JsonObject & { metadata?: unknown };
+type Cell = string | number | boolean | null;
+
+/** `rows[].object` per `?includeObject=` (`metav1.IncludeObjectPolicy`; default `Metadata`). */
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+const NAME_DESCRIPTION =
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
+const AGE_DESCRIPTION =
+  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
+
+function col(name: string, type: string, description = '', priority = 0, format = ''): TableColumn {
+  return { name, type, format, description, priority };
+}
+const NAME = col('Name', 'string', NAME_DESCRIPTION, 0, 'name');
+const AGE = col('Age', 'string', AGE_DESCRIPTION);
+
+/** `duration.HumanDuration` (apimachinery `util/duration`), what printers show as an age. */
+export function humanDuration(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < -1) return '<invalid>';
+  if (seconds < 0) return '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${hours / 24}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 365 * 2) return `${days}d`;
+  if (hours < 24 * 365 * 8)
+    return days % 365 === 0 ? `${days / 365}y` : `${Math.floor(days / 365)}y${days % 365}d`;
+  return `${Math.floor(days / 365)}y`;
+}
+
+/** `translateTimestampSince`. */
+function age(obj: Obj, now: number): string {
+  const created = Date.parse(text(rec(obj.metadata).creationTimestamp));
+  return Number.isNaN(created) ? '<unknown>' : humanDuration(now - created);
+}
+
+function arr(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+function orNone(value: string): string {
+  return value === '' ? '<none>' : value;
+}
+function count(value: unknown): number {
+  return Object.keys(rec(value)).length;
+}
+
+/** `labels.FormatLabels`-like `k=v,k2=v2`. */
+function formatLabels(value: unknown): string {
+  const entries = Object.entries(rec(value));
+  return entries.length === 0 ? '<none>' : entries.map(([k, v]) => `${k}=${String(v)}`).join(',');
+}
+
+/** `metav1.FormatLabelSelector`. */
+function formatSelector(selector: unknown): string {
+  const s = rec(selector);
+  const parts = Object.entries(rec(s.matchLabels)).map(([k, v]) => `${k}=${String(v)}`);
+  for (const e of arr(s.matchExpressions)) {
+    const r = rec(e);
+    const values = arr(r.values).map(String).join(',');
+    const op = text(r.operator);
+    if (op === 'In') parts.push(`${text(r.key)} in (${values})`);
+    else if (op === 'NotIn') parts.push(`${text(r.key)} notin (${values})`);
+    else if (op === 'Exists') parts.push(text(r.key));
+    else if (op === 'DoesNotExist') parts.push(`!${text(r.key)}`);
+  }
+  const out = parts.join(',');
+  return out === '' ? '<none>' : out;
+}
+
+/** `printPod`'s READY, STATUS and RESTARTS. */
+function podCells(pod: Obj): [string, string, string] {
+  const spec = rec(pod.spec);
+  const status = rec(pod.status);
+  const statuses = arr(status.containerStatuses).map(rec);
+  let reason = text(status.phase);
+  if (text(status.reason) !== '') reason = text(status.reason);
+  let ready = 0;
+  let restarts = 0;
+  for (const cs of statuses) {
+    restarts += typeof cs.restartCount === 'number' ? cs.restartCount : 0;
+    const state = rec(cs.state);
+    const waiting = rec(state.waiting);
+    const terminated = rec(state.terminated);
+    if (text(waiting.reason) !== '') reason = text(waiting.reason);
+    else if (text(terminated.reason) !== '') reason = text(terminated.reason);
+    else if (state.running !== undefined && cs.ready === true) ready++;
+  }
+  if (rec(pod.metadata).deletionTimestamp !== undefined) reason = 'Terminating';
+  return [`${ready}/${arr(spec.containers).length}`, reason, String(restarts)];
+}
+
+function servicePorts(spec: JsonObject): string {
+  const ports = arr(spec.ports).map((p) => {
+    const port = rec(p);
+    const protocol = text(port.protocol) || 'TCP';
+    const node = typeof port.nodePort === 'number' && port.nodePort !== 0 ? `:${port.nodePort}` : '';
+    return `${String(port.port)}${node}/${protocol}`;
+  });
+  return ports.length === 0 ? '<none>' : ports.join(',');
+}
+
+function externalIp(spec: JsonObject, status: JsonObject): string {
+  const external = arr(spec.externalIPs).map(String);
+  switch (text(spec.type) || 'ClusterIP') {
+    case 'LoadBalancer': {
+      const ingress = arr(rec(status.loadBalancer).ingress).map(
+        (i) => text(rec(i).ip) || text(rec(i).hostname),
+      );
+      const all = [...ingress, ...external].filter((s) => s !== '');
+      return all.length === 0 ? '<pending>' : all.join(',');
+    }
+    case 'ExternalName':
+      return text(spec.externalName);
+    default:
+      return external.length === 0 ? '<none>' : external.join(',');
+  }
+}
+
+function nodeStatus(node: Obj): string {
+  const ready = arr(rec(node.status).conditions)
+    .map(rec)
+    .find((c) => c.type === 'Ready');
+  let status = ready === undefined ? 'Unknown' : ready.status === 'True' ? 'Ready' : 'NotReady';
+  if (rec(node.spec).unschedulable === true) status += ',SchedulingDisabled';
+  return status;
+}
+
+function nodeRoles(node: Obj): string {
+  const roles = Object.keys(rec(rec(node.metadata).labels))
+    .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+    .map((k) => k.slice('node-role.kubernetes.io/'.length))
+    .filter((r) => r !== '');
+  return roles.length === 0 ? '<none>' : roles.sort().join(',');
+}
+
+function nodeAddress(node: Obj, type: string): string {
+  const found = arr(rec(node.status).addresses)
+    .map(rec)
+    .find((a) => a.type === type);
+  return found === undefined ? '<none>' : text(found.address);
+}
+
+interface Printer {
+  columns: TableColumn[];
+  cells(obj: Obj, now: number): Cell[];
+}
+
+function containersOf(template: unknown): JsonObject[] {
+  return arr(rec(rec(template).spec).containers).map(rec);
+}
+
+/** The printers of `printers.go` for the built-in kinds the server knows best. */
+const PRINTERS: Record<string, Printer> = {
+  '/pods': {
+    columns: [
+      NAME,
+      col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
+      col('Status', 'string', 'The aggregate status of the containers in this pod.'),
+      col(
+        'Restarts',
+        'string',
+        'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+      ),
+      AGE,
+      col(
+        'IP',
+        'string',
+        'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.',
+        1,
+      ),
+      col('Node', 'string', 'NodeName is a request to schedule this pod onto a specific node.', 1),
+      col(
+        'Nominated Node',
+        'string',
+        'nominatedNodeName is set when this pod preempts other pods on the node.',
+        1,
+      ),
+      col(
+        'Readiness Gates',
+        'string',
+        'If specified, all readiness gates will be evaluated for pod readiness.',
+        1,
+      ),
+    ],
+    cells(pod, now) {
+      const [ready, status, restarts] = podCells(pod);
+      const spec = rec(pod.spec);
+      const st = rec(pod.status);
+      const gates = arr(spec.readinessGates);
+      const gateCell =
+        gates.length === 0
+          ? '<none>'
+          : `${gates.filter((g) => arr(st.conditions).some((c) => rec(c).type === rec(g).conditionType && rec(c).status === 'True')).length}/${gates.length}`;
+      return [
+        text(rec(pod.metadata).name),
+        ready,
+        status,
+        restarts,
+        age(pod, now),
+        orNone(text(st.podIP)),
+        orNone(text(spec.nodeName)),
+        orNone(text(st.nominatedNodeName)),
+        gateCell,
+      ];
+    },
+  },
+  'apps/deployments': {
+    columns: [
+      NAME,
+      col('Ready', 'string', 'Number of the pod with ready state'),
+      col(
+        'Up-to-date',
+        'integer',
+        'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+      ),
+      col(
+        'Available',
+        'integer',
+        'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+      ),
+      AGE,
+      col('Containers', 'string', 'Names of each container in the template.', 1),
+      col('Images', 'string', 'Images referenced by each container in the template.', 1),
+      col(
+        'Selector',
+        'string',
+        'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
+        1,
+      ),
+    ],
+    cells(d, now) {
+      const spec = rec(d.spec);
+      const st = rec(d.status);
+      const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+      const containers = containersOf(spec.template);
+      return [
+        text(rec(d.metadata).name),
+        `${num(st.readyReplicas)}/${typeof spec.replicas === 'number' ? spec.replicas : 1}`,
+        num(st.updatedReplicas),
+        num(st.availableReplicas),
+        age(d, now),
+        containers.map((c) => text(c.name)).join(','),
+        containers.map((c) => text(c.image)).join(','),
+        formatSelector(spec.selector),
+      ];
+    },
+  },
+  '/configmaps': {
+    columns: [NAME, col('Data', 'integer', 'Data contains the configuration data.'), AGE],
+    cells: (cm, now) => [text(rec(cm.metadata).name), count(cm.data) + count(cm.binaryData), age(cm, now)],
+  },
+  '/secrets': {
+    columns: [
+      NAME,
+      col('Type', 'string', 'Used to facilitate programmatic handling of secret data.'),
+      col('Data', 'integer', 'Data contains the secret data.'),
+      AGE,
+    ],
+    cells: (s, now) => [text(rec(s.metadata).name), text(s.type), count(s.data), age(s, now)],
+  },
+  '/services': {
+    columns: [
+      NAME,
+      col('Type', 'string', 'type determines how the Service is exposed.'),
+      col(
+        'Cluster-IP',
+        'string',
+        'clusterIP is the IP address of the service and is usually assigned randomly.',
+      ),
+      col(
+        'External-IP',
+        'string',
+        'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.',
+      ),
+      col('Port(s)', 'string', 'The list of ports that are exposed by this service.'),
+      AGE,
+      col(
+        'Selector',
+        'string',
+        'Route service traffic to pods with label keys and values matching this selector.',
+        1,
+      ),
+    ],
+    cells(svc, now) {
+      const spec = rec(svc.spec);
+      return [
+        text(rec(svc.metadata).name),
+        text(spec.type) || 'ClusterIP',
+        orNone(text(spec.clusterIP)),
+        externalIp(spec, rec(svc.status)),
+        servicePorts(spec),
+        age(svc, now),
+        formatLabels(spec.selector),
+      ];
+    },
+  },
+  '/namespaces': {
+    columns: [NAME, col('Status', 'string', 'The status of the namespace'), AGE],
+    cells: (ns, now) => [text(rec(ns.metadata).name), text(rec(ns.status).phase), age(ns, now)],
+  },
+  '/nodes': {
+    columns: [
+      NAME,
+      col('Status', 'string', 'The status of the node'),
+      col('Roles', 'string', 'The roles of the node'),
+      AGE,
+      col('Version', 'string', 'Kubelet Version reported by the node.'),
+      col('Internal-IP', 'string', 'List of addresses reachable to the node.', 1),
+      col('External-IP', 'string', 'List of addresses reachable to the node.', 1),
+      col(
+        'OS-Image',
+        'string',
+        'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).',
+        1,
+      ),
+      col(
+        'Kernel-Version',
+        'string',
+        'Kernel Version reported by the node from `uname -r` (e.g. 3.16.0-0.bpo.4-amd64).',
+        1,
+      ),
+      col(
+        'Container-Runtime',
+        'string',
+        'Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2).',
+        1,
+      ),
+    ],
+    cells(node, now) {
+      const info = rec(rec(node.status).nodeInfo);
+      const or = (v: unknown): string => (orNone(text(v)) === '<none>' ? '<unknown>' : text(v));
+      return [
+        text(rec(node.metadata).name),
+        nodeStatus(node),
+        nodeRoles(node),
+        age(node, now),
+        text(info.kubeletVersion),
+        nodeAddress(node, 'InternalIP'),
+        nodeAddress(node, 'ExternalIP'),
+        or(info.osImage),
+        or(info.kernelVersion),
+        or(info.containerRuntimeVersion),
+      ];
+    },
+  },
+};
+
+/** `rest.NewDefaultTableConvertor`: a type without a printer. */
+const DEFAULT_CONVERTOR: Printer = {
+  columns: [NAME, col('Created At', 'date', AGE_DESCRIPTION)],
+  cells: (obj) => [text(rec(obj.metadata).name), text(rec(obj.metadata).creationTimestamp)],
+};
+
+/** Every other built-in kind has a printer in printers.go; the fake prints those with Name and Age. */
+const NAME_AGE: Printer = {
+  columns: [NAME, AGE],
+  cells: (obj, now) => [text(rec(obj.metadata).name), age(obj, now)],
+};
+
+/**
+ * Evaluates the simple JSONPath of a printer column (`.spec.replicas`, `.status.conditions[0].type`,
+ * `.status.conditions[?(@.type=="Ready")].status`) as `client-go/util/jsonpath` does for one result.
+ */
+export function evalJsonPath(obj: unknown, path: string): unknown {
+  const inner = path.trim().replace(/^\{(.*)\}$/, '$1');
+  const tokens = inner.match(/\.[^.[\]]+|\[\?\(@\.[^)]*\)\]|\[[^\]]*\]/g) ?? [];
+  let current: unknown = obj;
+  for (const token of tokens) {
+    if (current === undefined || current === null) return undefined;
+    if (token.startsWith('[?(')) {
+      const m = /^\[\?\(@\.([\w.-]+)\s*==\s*["']?([^"')]*)["']?\)\]$/.exec(token);
+      if (!m) return undefined;
+      const [, field, value] = m;
+      current = arr(current).find((item) => String(evalJsonPath(item, `.${field!}`)) === value);
+    } else if (token.startsWith('[')) {
+      const index = Number(token.slice(1, -1));
+      const list = arr(current);
+      current = Number.isInteger(index) ? list[index < 0 ? list.length + index : index] : undefined;
+    } else {
+      current = rec(current)[token.slice(1)];
+    }
+  }
+  return current;
+}
+
+function crdPrinter(columns: readonly PrinterColumn[]): Printer {
+  const effective: readonly PrinterColumn[] =
+    columns.length > 0
+      ? columns
+      : [
+          {
+            name: 'Age',
+            type: 'date',
+            jsonPath: '.metadata.creationTimestamp',
+            description: AGE_DESCRIPTION,
+          },
+        ];
+  return {
+    columns: [
+      NAME,
+      ...effective.map((c) => col(c.name, c.type, c.description ?? '', c.priority ?? 0, c.format ?? '')),
+    ],
+    // tableconvertor.go `cellForJSONValue`: typed cells; a date becomes an age (`ConvertToHumanReadableDateType`).
+    cells: (obj, now) => [
+      text(rec(obj.metadata).name),
+      ...effective.map((c): Cell => {
+        const value = evalJsonPath(obj, c.jsonPath);
+        if (value === undefined || value === null) return null;
+        switch (c.type) {
+          case 'string':
+            return typeof value === 'string' ? value : JSON.stringify(value);
+          case 'integer':
+            return typeof value === 'number' ? Math.trunc(value) : null;
+          case 'number':
+            return typeof value === 'number' ? value : null;
+          case 'boolean':
+            return typeof value === 'boolean' ? value : null;
+          case 'date': {
+            if (typeof value !== 'string') return null;
+            const at = Date.parse(value);
+            return Number.isNaN(at) ? '<invalid>' : humanDuration(now - at);
+          }
+          default:
+            return null;
+        }
+      }),
+    ],
+  };
+}
+
+function printerFor(type: ResourceType): Printer {
+  if (type.printerColumns !== undefined || type.customResource) return crdPrinter(type.printerColumns ?? []);
+  const builtin = PRINTERS[`${type.group}/${type.resource}`];
+  if (builtin !== undefined) return builtin;
+  if (type.group === 'apiextensions.k8s.io' || type.verbs.length === 1) return DEFAULT_CONVERTOR;
+  return NAME_AGE;
+}
+
+function rowObject(obj: Obj, includeObject: IncludeObject): unknown {
+  if (includeObject === 'None') return undefined;
+  if (includeObject === 'Object') return obj;
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
+}
+
+/** Reads `?includeObject=` (`None`, `Metadata`, `Object`; anything else is the default `Metadata`). */
+export function includeObjectOf(params: URLSearchParams): IncludeObject {
+  const value = params.get('includeObject');
+  return value === 'None' || value === 'Object' ? value : 'Metadata';
+}
+
+/**
+ * A `meta.k8s.io/v1` `Table` of `objects` (typed objects of `type`), with `listMeta` as its metadata
+ * (`resourceVersion`, `continue`…; `{}` for a single object). `now` is the server's clock in ms.
+ */
+export function toTable(
+  type: ResourceType,
+  objects: readonly Obj[],
+  listMeta: JsonObject,
+  includeObject: IncludeObject,
+  now: number,
+): JsonObject {
+  const printer = printerFor(type);
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: listMeta,
+    columnDefinitions: printer.columns,
+    rows: objects.map((obj) => {
+      const row: JsonObject = { cells: printer.cells(obj, now) };
+      const object = rowObject(obj, includeObject);
+      if (object !== undefined) row.object = object;
+      return row;
+    }),
+  };
+}
