@@ -351,6 +351,7 @@ export type {
   IndexRef,
   Kind,
   KindCachePolicy,
+  ManagerControllerRingOptions,
   ManagerLeaderElectionOptions,
   ManagerOptions,
   MapToKeys,
@@ -379,6 +380,7 @@ export type {
   WriteRecorder,
 } from '@kinformer/runtime';
 export {
+  CONTROLLER_RING_LABEL,
   ControllerBuilder,
   ManagedController,
   Manager,
@@ -388,6 +390,7 @@ export {
   TerminalError,
   controllerOf,
   defineKind,
+  drainLabel,
   isTerminalError,
   kindString,
   kinds,
@@ -396,6 +399,7 @@ export {
   runtimeClientOver,
   setControllerReference,
   setupSignalHandler,
+  shardLabel,
   stringInterner,
   withFinalizer,
 } from '@kinformer/runtime';

@@ -2,6 +2,8 @@ export type { DefineKindOptions, Kind } from './kinds.js';
 export { defineKind, kinds, kindString } from './kinds.js';
 export type { IndexRef, ManagerLeaderElectionOptions, ManagerOptions } from './manager.js';
 export { Manager } from './manager.js';
+export type { ManagerControllerRingOptions } from './controllerRing.js';
+export { CONTROLLER_RING_LABEL, drainLabel, shardLabel } from './controllerRing.js';
 export type { CacheOptions, KindCachePolicy } from './cachePolicy.js';
 export type { Projected, Projection, ProjectionIdentity, ProjectionPath } from './projection.js';
 export { project } from './projection.js';

@@ -23,6 +23,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { CachePolicies, informerScope, kindNotCachedError } from './cachePolicy.js';
 import type { CacheOptions, InformerEntry } from './cachePolicy.js';
 import { ControllerBuilder } from './controllerBuilder.js';
+import { ControllerRing } from './controllerRing.js';
+import type { ManagerControllerRingOptions } from './controllerRing.js';
 import type { ControllerSpec, SourceOptions, SourceSpec } from './controllerBuilder.js';
 import { kindString } from './kinds.js';
 import type { Kind } from './kinds.js';
@@ -70,6 +72,13 @@ export interface ManagerOptions {
   namespace?: string;
   /** Leader election over a Lease; absent or false: every controller runs at once. */
   leaderElection?: ManagerLeaderElectionOptions | false;
+  /**
+   * Shard mode (timebertt/kubernetes-controller-sharding's `ControllerRing` protocol): this replica
+   * holds its own shard Lease instead of a leader-election Lease, its informers of the ring's kinds
+   * select only the objects assigned to it, and drained objects are handed back without reconciling.
+   * Excludes `leaderElection`. See `docs/sharding.md`.
+   */
+  controllerRing?: ManagerControllerRingOptions;
   /**
    * Start the informers (and queue keys) before this replica leads, so a new leader reconciles
    * within a second of winning instead of after its caches sync (controller-runtime's
@@ -148,6 +157,8 @@ export class Manager {
   readonly #cache: CachePolicies;
   readonly #ownRecorder: ApiEventRecorder | undefined;
   readonly #elector: LeaderElector | undefined;
+  readonly #ring: ControllerRing | undefined;
+  #drainsAcknowledged = 0;
   #leading = false;
   #started = false;
   #server: Server | undefined;
@@ -191,7 +202,38 @@ export class Manager {
       });
       this.recorder = this.#ownRecorder;
     } else throw new KinformerError(ErrorCodes.INVALID_OPTION, 'Manager needs a KubeConfig or a recorder');
-    const le = options.leaderElection;
+    let le = options.leaderElection;
+    const ringOptions = options.controllerRing;
+    let leaseLabels: Record<string, string> | undefined;
+    if (ringOptions !== undefined) {
+      if (le)
+        throw new KinformerError(
+          ErrorCodes.INVALID_OPTION,
+          'controllerRing and leaderElection exclude each other: a shard runs under its shard Lease',
+        );
+      const ring = new ControllerRing(ringOptions, ringOptions.identity ?? defaultIdentity());
+      this.#ring = ring;
+      leaseLabels = ring.leaseLabels();
+      // The shard Lease is leader election on a Lease of one's own: name = holderIdentity = identity.
+      le = {
+        namespace: ringOptions.namespace,
+        name: ring.identity,
+        identity: ring.identity,
+        releaseOnCancel: true,
+        ...(ringOptions.leaseDurationMs === undefined
+          ? {}
+          : { leaseDurationMs: ringOptions.leaseDurationMs }),
+        ...(ringOptions.renewDeadlineMs === undefined
+          ? {}
+          : { renewDeadlineMs: ringOptions.renewDeadlineMs }),
+        ...(ringOptions.retryPeriodMs === undefined ? {} : { retryPeriodMs: ringOptions.retryPeriodMs }),
+        ...(ringOptions.lock === undefined ? {} : { lock: ringOptions.lock }),
+        ...(ringOptions.onLeadershipChange === undefined
+          ? {}
+          : { onLeadershipChange: ringOptions.onLeadershipChange }),
+      };
+      this.#leaderElectionOptions = le;
+    }
     if (le) {
       if (kubeConfig === undefined)
         throw new KinformerError(ErrorCodes.INVALID_OPTION, 'leader election needs a KubeConfig');
@@ -201,6 +243,7 @@ export class Manager {
           namespace: le.namespace,
           name: le.name,
           identity: le.identity ?? defaultIdentity(),
+          ...(leaseLabels === undefined ? {} : { labels: leaseLabels }),
         });
       this.#elector = new LeaderElector({
         lock,
@@ -245,6 +288,8 @@ export class Manager {
   ): InformerAndLister<U> {
     const policy = this.#cache.of(kind);
     const scope = informerScope(kind, policy, options, this.#options.namespace ?? '');
+    // Shard mode: a ring kind is cached only as far as it is assigned to this shard.
+    if (this.#ring?.has(kind) === true) scope.labelSelector = this.#ring.scopeSelector(scope.labelSelector);
     const transform =
       options.transform === undefined
         ? this.#cache.transformOf(kind)
@@ -370,8 +415,26 @@ export class Manager {
     return this.#elector?.identity;
   }
 
+  #leaderElectionOptions: ManagerLeaderElectionOptions | undefined;
+
   get #leaderElection(): ManagerLeaderElectionOptions | undefined {
-    return this.#options.leaderElection || undefined;
+    return this.#leaderElectionOptions ?? (this.#options.leaderElection || undefined);
+  }
+
+  /**
+   * Shard mode: the ring, this shard's identity and label selector, and how many drains it
+   * acknowledged; `undefined` without `controllerRing`.
+   */
+  shard(): { ring: string; identity: string; selector: string; drainsAcknowledged: number } | undefined {
+    const ring = this.#ring;
+    return ring === undefined
+      ? undefined
+      : {
+          ring: ring.name,
+          identity: ring.identity,
+          selector: ring.selector,
+          drainsAcknowledged: this.#drainsAcknowledged,
+        };
   }
 
   /** Whether this replica leads (always true without leader election, once started). */
@@ -574,7 +637,15 @@ export class Manager {
       concurrency: spec.concurrency,
       reconcileTimeoutMs: spec.reconcileTimeoutMs,
       rateLimiter: defaultControllerRateLimiter({ clock: this.#clock, ...retry }),
-      hook: this.#options.reconcileHook,
+      hook:
+        this.#ring !== undefined && primary !== undefined && this.#ring.has(primary)
+          ? this.#ring.hook(
+              primary,
+              this.#options.reconcileHook,
+              this.#logger,
+              () => this.#drainsAcknowledged++,
+            )
+          : this.#options.reconcileHook,
       client: this.client,
       recorder: this.recorder,
       metrics: this.#options.metrics,
@@ -609,7 +680,8 @@ export class Manager {
           label: sourceLabel(spec.kind),
           informer: this.informer(spec.kind, scope).informer,
           keys: (obj) => [objectKey(obj)],
-          predicates,
+          // Shard mode: a drained primary passes whatever the user's predicates say.
+          predicates: this.#ring?.has(spec.kind) === true ? this.#ring.predicates(predicates) : predicates,
         };
       case 'owns': {
         if (primary === undefined)
