@@ -87,8 +87,7 @@ export class ControllerRing {
         `the shard identity is a Lease name and a label value (at most 63 characters), got ${JSON.stringify(identity)}`,
       );
     const ringKinds: readonly Kind[] = options.kinds;
-    if (ringKinds.length === 0)
-      throw invalid('controllerRing.kinds names the ring resources (at least one)');
+    if (ringKinds.length === 0) throw invalid('controllerRing.kinds names the ring resources (at least one)');
     this.name = options.name;
     this.identity = identity;
     this.shardKey = shardLabel(options.name);
