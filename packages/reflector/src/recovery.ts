@@ -14,20 +14,24 @@ export const REFLECTOR_BACKOFF = {
 } as const;
 
 /**
- * How {@link reflectorBackoff} waits while a streak of failures is young: for the first `graceMs` of a
- * streak (from its first failure to the progress that resets the backoff) no wait is longer than
- * `stepMs`, jittered to `[stepMs, 2·stepMs)`; after that, no longer than the time the streak has gone
- * on beyond the grace (at least the step, jittered the same way), which lets the backoff reach its cap
- * within a minute.
+ * How {@link reflectorBackoff} waits while a streak of failures is young (the streak runs from its first
+ * failure to the progress that resets the backoff): no wait is longer than `stepMs` for the first
+ * `flatMs` of the streak, then the limit doubles every `doublingMs` — 150 ms until 12 s, 300 ms until
+ * 17 s, then 0.6, 1.2, 2.4, 4.8, 9.6, 19.2 s, and from 47 s on it is past the 30 s cap. Each wait is
+ * jittered to `[limit, 2·limit)`, and is at least the server's `Retry-After`. During the first `flatMs`
+ * of a streak a watch request the server answers with a 5xx is also sent again from the last
+ * resourceVersion instead of relisting (the version is still good; only a 410 says otherwise).
  *
  * A storm of faults (a fault every 250 ms, each failing every request for a second) fails most retries
  * whatever their timing, and a streak of failures there says nothing about how long the server will
  * keep failing: doubling the wait past the length of one fault only left the reflector asleep when
- * the storm ended (settle 12.3 s; p50 lag 16.5 s against 3.0 s for client-node's 1-s restart). A server
- * that fails every request still sees the backoff grow to its cap: in the second minute of an outage
- * the reflector sends what it sent before, one request per 30–60 s.
+ * the storm ended (settle 12.3 s; p50 lag 16.5 s against 3.0 s for client-node's 1-s restart), and so
+ * did 10 s of 0.5–1 s steps followed by waits as long as the streak beyond those 10 s (an unlucky 11 s
+ * of failures, then waits of 6, 11 and 36 s). A server that fails every request still sees the backoff
+ * grow to its cap within the first minute: in the second minute of an outage the reflector sends what
+ * it sent before, one request per 30–60 s.
  */
-export const STORM_RETRY = { stepMs: 500, graceMs: 10_000 } as const;
+export const STORM_RETRY = { stepMs: 150, flatMs: 12_000, doublingMs: 5_000 } as const;
 
 /**
  * The reflector's default {@link Backoff} on `clock`: {@link REFLECTOR_BACKOFF}'s steps, capped while
@@ -57,7 +61,8 @@ class YoungStreakCap implements Backoff {
     const now = this.clock.now();
     this.since ??= now;
     const step = this.inner.next();
-    const limit = Math.max(STORM_RETRY.stepMs, now - this.since - STORM_RETRY.graceMs);
+    const beyondFlat = Math.max(0, now - this.since - STORM_RETRY.flatMs);
+    const limit = STORM_RETRY.stepMs * 2 ** Math.ceil(beyondFlat / STORM_RETRY.doublingMs);
     return step < limit ? step : Math.min(step, limit * (1 + this.random()));
   }
 
@@ -108,6 +113,11 @@ export class RecoveryPolicy {
   /** Consecutive failures since the last progress. */
   failures(): number {
     return this.streak;
+  }
+
+  /** True while there is no streak of failures, or it began at most `STORM_RETRY.flatMs` ago. */
+  streakIsYoung(): boolean {
+    return this.since === undefined || this.clock.now() - this.since <= STORM_RETRY.flatMs;
   }
 
   /** When the current streak of failures began (clock ms), or `undefined` while there is none. */

@@ -6,8 +6,8 @@ import {
   type Logger,
   type Status,
 } from '@kinformer/core';
-import { FakeClock } from '@kinformer/core/testing';
-import type { ReflectorStore } from './listerWatcher.js';
+import { FakeClock, flush } from '@kinformer/core/testing';
+import type { ListerWatcher, ReflectorStore } from './listerWatcher.js';
 import { Reflector, type ReflectorOptions } from './reflector.js';
 import { reflectorBackoff } from './recovery.js';
 import { FakeListerWatcher, type FakeListerWatcherOptions } from './testing.js';
@@ -183,3 +183,78 @@ export function capturingLogger(level = 'debug'): { logger: Logger; lines: LogLi
 }
 
 export const WARN = LEVEL.warn;
+
+/** What {@link outage} measured. */
+export interface OutageResult {
+  /** Clock ms from the end of the outage to the first request sent after it. */
+  behindAfterRecovery: number;
+  /** Consecutive failures when the outage ended. */
+  failures: number;
+  /** LISTs and WATCHes refused during the outage. */
+  lists: number;
+  watches: number;
+  /** The waits the reflector took during the outage, in order. */
+  delays: number[];
+}
+
+/**
+ * A reflector whose first watch delivered; then, for `outageMs`, every WATCH (and, with `failLists`, every
+ * LIST) fails with `error()` (default: connection refused), starting with the watch in place, which breaks.
+ * Returns how long after the outage ends the next request is sent (the fake server answers at once) and
+ * what the reflector sent during it.
+ */
+export async function outage(options: {
+  outageMs: number;
+  random: () => number;
+  error?: () => KinformerError;
+  failLists?: boolean;
+}): Promise<OutageResult> {
+  const clock = new FakeClock(1_000_000);
+  const inner = new FakeListerWatcher<Pod>();
+  const error = options.error ?? connectionRefused;
+  let outageEnd = Number.NEGATIVE_INFINITY;
+  let lists = 0;
+  let watches = 0;
+  const down = (): boolean => clock.now() < outageEnd;
+  const lw: ListerWatcher<Pod> = {
+    list: (o, c) => {
+      if (down() && options.failLists === true) {
+        lists++;
+        return Promise.reject(error());
+      }
+      return inner.list(o, c);
+    },
+    watch: (o, c) => {
+      if (down()) {
+        watches++;
+        return Promise.reject(error());
+      }
+      return inner.watch(o, c);
+    },
+  };
+  const backoff = new RecordingBackoff(reflectorBackoff(clock, options.random));
+  const reflector = new Reflector<Pod>(lw, new RecordingStore(), {
+    clock,
+    backoff,
+    watchErrorHandler: () => undefined,
+  });
+  for (let i = 0; i < 4; i++) inner.enqueueList(podList('1'));
+  const controller = new AbortController();
+  const done = reflector.run(controller.signal);
+  const first = await inner.nextWatch();
+  first.add(pod('a', '2'));
+  await inner.waitFor(() => reflector.lastSyncResourceVersion() === '2', 'first event');
+  outageEnd = clock.now() + options.outageMs;
+  const before = inner.listCalls.length + inner.watchCalls.length;
+  first.breakConnection();
+  for (let i = 0; i < 2000 && inner.listCalls.length + inner.watchCalls.length === before; i++) {
+    await flush();
+    if (!(await clock.tickToNext())) await flush();
+  }
+  const behindAfterRecovery = clock.now() - outageEnd;
+  const failures = reflector.consecutiveFailures();
+  controller.abort();
+  await done;
+  if (clock.pendingTimers() !== 0) throw new Error('timers left behind');
+  return { behindAfterRecovery, failures, lists, watches, delays: backoff.delays };
+}

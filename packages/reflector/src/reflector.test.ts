@@ -295,10 +295,10 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
       await h.clock.tick(h.backoff.delays[i - 1]);
     }
     const w = await h.lw.nextWatch();
-    // The default backoff doubles from 100 ms, capped at 500 ms (jittered to [500, 1000)) for the
-    // first 10 s of a streak (STORM_RETRY).
-    expect(h.backoff.delays).toEqual([100, 200, 400, 500, 500]);
-    expect(h.clock.now() - started).toBe(1700);
+    // The default backoff doubles from 100 ms, capped at 150 ms (jittered to [150, 300)) for the
+    // first 12 s of a streak (STORM_RETRY).
+    expect(h.backoff.delays).toEqual([100, 150, 150, 150, 150]);
+    expect(h.clock.now() - started).toBe(700);
     expect(w.options.resourceVersion).toBe('1');
     expect(h.lw.listCalls).toHaveLength(1);
     expect(h.lw.watchCalls).toHaveLength(6);
@@ -504,25 +504,29 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
   it('grows the backoff between failed LISTs up to the cap, and resets it once a LIST succeeds', async () => {
     const h = harness();
     const failure = new KinformerError(ErrorCodes.SERVICE_UNAVAILABLE, 'apiserver down');
-    for (let i = 0; i < 30; i++) h.lw.enqueueList(failure);
+    for (let i = 0; i < 120; i++) h.lw.enqueueList(failure);
     h.lw.enqueueList(podList('1'), podList('3'));
     h.lw.enqueueWatch({ events: [], then: expiredError() });
     void h.start();
-    for (let i = 1; i <= 30; i++) {
+    for (let i = 1; i <= 120; i++) {
       await h.backoffCalls(i);
       await h.clock.tick(h.backoff.delays[i - 1]);
     }
     // client-go: 800 ms doubling to 30 s, reset only every 2 minutes. Here: 100 ms doubling, at most
-    // 500 ms for the first 10 s of the streak, then growing with the time beyond those 10 s to 30 s.
-    expect(h.backoff.delays.slice(0, 30)).toEqual([
-      ...[100, 200, 400],
-      ...Array<number>(20).fill(500),
-      ...[700, 1400, 2800, 5600, 11200, 22400, 30000],
+    // 150 ms for the first 12 s of the streak, then a limit that doubles every 5 s, up to 30 s.
+    expect(h.backoff.delays.slice(0, 120)).toEqual([
+      100,
+      ...Array<number>(80).fill(150), // until 12 s into the streak
+      ...Array<number>(17).fill(300), // until 17 s
+      ...Array<number>(9).fill(600), // until 22 s
+      ...Array<number>(4).fill(1200),
+      ...[2400, 2400, 4800, 4800, 9600],
+      ...Array<number>(4).fill(30_000), // from 51.4 s on: the cap
     ]);
-    expect(h.handled).toHaveLength(30);
+    expect(h.handled).toHaveLength(120);
     // The LIST that succeeded was progress: the 410 that ends the next watch waits the first step again.
-    await h.backoffCalls(31);
-    expect(h.backoff.delays[30]).toBe(100);
+    await h.backoffCalls(121);
+    expect(h.backoff.delays[120]).toBe(100);
     await h.stop();
   });
 

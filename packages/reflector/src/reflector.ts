@@ -33,6 +33,7 @@ import {
   faultSummary,
   isInternalError,
   isMalformedStreamError,
+  isServerError,
   isWatchErrorRetriable,
   retryAfterMs,
 } from './reflectorErrors.js';
@@ -147,6 +148,12 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
   /** The current phase; `undefined` while not running. */
   private phase: Phase<T> | undefined;
   private lastEventAt: number | undefined;
+  /**
+   * The last phase ended with a watch request the server answered with a 5xx once the streak was too
+   * old to rewatch (`start-failed`): a LIST that fails the same way goes back to the watch, so that the
+   * two take turns while the server fails both.
+   */
+  private takeTurns = false;
   /** Requests whose promise has not settled: `run` waits for them before it resolves. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -341,7 +348,12 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     try {
       return (await listOnce(this.host, signal)) ? { outcome: 'listed' } : ABORTED_END;
     } catch (error) {
-      return signal.aborted ? ABORTED_END : { outcome: 'list-failed', error };
+      if (signal.aborted) return ABORTED_END;
+      const state = this.listState;
+      const canRewatch =
+        state.populated && !state.rvUnavailable && isNumericResourceVersion(state.lastSyncRV);
+      if (this.takeTurns && canRewatch && isServerError(error)) return { outcome: 'list-unavailable', error };
+      return { outcome: 'list-failed', error };
     }
   }
 
@@ -361,6 +373,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     const t = decide(phase.kind, end.outcome);
     const err = end.error;
     const failuresBefore = this.recovery.failures();
+    this.takeTurns = end.outcome === 'start-failed' && isServerError(err);
     if (t.counter !== undefined) this.counters[t.counter]++;
     if (t.progress) this.noteProgress(this.recovery.listSucceeded());
     const cycle = phase.kind === 'watch' ? phase.cycle : undefined;
@@ -538,7 +551,8 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
         w = await this.openWatch(options, signal);
       } catch (error) {
         if (signal.aborted) return ABORTED_END;
-        return { outcome: watchStartOutcome(error), error };
+        const rewatch5xx = this.recovery.streakIsYoung() && isNumericResourceVersion(resourceVersion);
+        return { outcome: watchStartOutcome(error, rewatch5xx), error };
       }
       if (w === undefined) return ABORTED_END;
       // Events of a watch from "" or "0" start with synthetic ADDEDs that are not in RV order.
@@ -679,11 +693,16 @@ function resyncErrorOf(cycle: WatchCycle): unknown {
   return cycle.resyncError?.error;
 }
 
-/** Classifies an error that kept a watch from starting. */
-function watchStartOutcome(err: unknown): Outcome {
+/**
+ * Classifies an error that kept a watch from starting. `rewatch5xx`: the reflector has been failing for
+ * at most `STORM_RETRY.flatMs` (or not at all) and watched from a version the server handed out
+ * as a number, so a 5xx rewatches instead of relisting.
+ */
+function watchStartOutcome(err: unknown, rewatch5xx: boolean): Outcome {
   if (isKinformerError(err, ErrorCodes.WATCH_STALLED)) return 'start-stalled';
   if (isKinformerError(err, ErrorCodes.CONNECTION)) return 'start-unreachable';
   if (isWatchErrorRetriable(err)) return 'start-throttled';
   if (isExpiredError(err)) return 'start-expired';
+  if (rewatch5xx && isServerError(err)) return 'start-unavailable';
   return 'start-failed';
 }

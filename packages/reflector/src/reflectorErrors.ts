@@ -92,6 +92,13 @@ export function isRejectedResourceVersionError(err: unknown, resourceVersion: st
   );
 }
 
+/** An answer with a 5xx status (500, 502, 503, 504…): the server failed, not the request or its version. */
+export function isServerError(err: unknown): boolean {
+  return (
+    isKinformerError(err) && err.httpStatus !== undefined && err.httpStatus >= 500 && err.httpStatus < 600
+  );
+}
+
 /** client-go's `isWatchErrorRetriable`: connection failures and 429 re-watch after a backoff, without relisting. */
 export function isWatchErrorRetriable(err: unknown): boolean {
   return isKinformerError(err, ErrorCodes.CONNECTION) || isTooManyRequestsError(err);

@@ -8,6 +8,7 @@ import {
   forbidden,
   harness,
   internalStatus,
+  outage,
   pod,
   podList,
   status,
@@ -80,6 +81,14 @@ const ROWS: Row[] = [
     phase: 'watch',
     cause: atWatchStart(forbidden()),
     next: 'list',
+    waitMs: 100,
+    reported: true,
+  },
+  {
+    outcome: 'start-unavailable',
+    phase: 'watch',
+    cause: atWatchStart(KinformerError.fromStatus(internalStatus())),
+    next: 'watch',
     waitMs: 100,
     reported: true,
   },
@@ -219,10 +228,126 @@ describe('the transition table, row by row, through a reflector', () => {
     }
   });
 
-  it('fails and relists exactly where client-go does; waits only on failures', () => {
+  it('waits one step before every relist, and never after progress', () => {
     for (const t of Object.values(TRANSITIONS)) {
       if (t.next === 'relist') expect(t.wait).toBe('step'); // every return from ListAndWatch waits
       if (t.progress) expect(t.wait).toBe('none');
     }
+  });
+});
+
+// How long the cache stays behind after an outage (docs/reflector.md, "Backoff"): the reflector's first
+// watch delivered, then the server fails every request for `outageMs`; the time from the end of the
+// outage to the next request (the fake server answers at once), without jitter (random 0, the shortest
+// waits, so the most requests) and with the longest jitter. The wait limit while a streak is young
+// (STORM_RETRY): 150 ms for 12 s, then doubling every 5 s; each wait in [limit, 2·limit), at least the
+// server's Retry-After.
+const connectionRefusedError = connectionRefused;
+const internalError = (): KinformerError => KinformerError.fromStatus(internalStatus());
+const unavailable = (): KinformerError =>
+  KinformerError.fromStatus(status(503, 'ServiceUnavailable', 'down', { retryAfterSeconds: 1 }));
+
+interface OutageRow {
+  fault: string;
+  outageMs: number;
+  error: () => KinformerError;
+  failLists: boolean;
+  /** Behind after the outage without jitter, ms. */
+  behindMs: number;
+  /** Behind after the outage with the longest jitter stays below this: 2 × the limit when it ended. */
+  behindBelowMs: number;
+  /** LISTs sent during the outage without jitter (the rest are rewatches). */
+  lists: number;
+}
+
+const OUTAGES: OutageRow[] = [
+  {
+    fault: 'connection refused, 5 s',
+    outageMs: 5_000,
+    error: connectionRefusedError,
+    failLists: false,
+    behindMs: 50,
+    behindBelowMs: 300,
+    lists: 0,
+  },
+  {
+    fault: 'connection refused, 10 s',
+    outageMs: 10_000,
+    error: connectionRefusedError,
+    failLists: false,
+    behindMs: 0,
+    behindBelowMs: 300,
+    lists: 0,
+  },
+  {
+    fault: 'connection refused, 20 s',
+    outageMs: 20_000,
+    error: connectionRefusedError,
+    failLists: false,
+    behindMs: 200,
+    behindBelowMs: 1_200,
+    lists: 0,
+  },
+  {
+    fault: 'connection refused, 40 s',
+    outageMs: 40_000,
+    error: connectionRefusedError,
+    failLists: false,
+    behindMs: 1_800,
+    behindBelowMs: 19_200,
+    lists: 0,
+  },
+  {
+    fault: '500 on every LIST and WATCH, 10 s',
+    outageMs: 10_000,
+    error: internalError,
+    failLists: true,
+    behindMs: 0,
+    behindBelowMs: 300,
+    lists: 0,
+  },
+  {
+    fault: '500 on every LIST and WATCH, 20 s',
+    outageMs: 20_000,
+    error: internalError,
+    failLists: true,
+    behindMs: 200,
+    behindBelowMs: 1_200,
+    lists: 11,
+  },
+  {
+    fault: '503 with Retry-After: 1, 10 s',
+    outageMs: 10_000,
+    error: unavailable,
+    failLists: true,
+    behindMs: 0,
+    behindBelowMs: 1,
+    lists: 0,
+  },
+];
+
+describe('how long the cache stays behind after an outage (fake clock)', () => {
+  it.each(OUTAGES.map((r) => [r.fault, r] as const))('%s', async (_name, row) => {
+    const shortest = await outage({ ...row, random: () => 0 });
+    expect(shortest.behindAfterRecovery).toBe(row.behindMs);
+    expect(shortest.lists).toBe(row.lists);
+    const longest = await outage({ ...row, random: () => 0.999999 });
+    expect(longest.behindAfterRecovery).toBeGreaterThanOrEqual(0);
+    expect(longest.behindAfterRecovery).toBeLessThan(row.behindBelowMs);
+    // No wait is shorter than the server's Retry-After, nor (after the first) than the limit's 150 ms.
+    for (const d of shortest.delays.slice(1)) expect(d).toBeGreaterThanOrEqual(150);
+  });
+
+  it('a 5xx at watch start rewatches for the first 12 s of a streak; after that LIST and WATCH take turns', async () => {
+    const { lists, watches } = await outage({
+      outageMs: 20_000,
+      error: internalError,
+      failLists: true,
+      random: () => 0,
+    });
+    // 12 s of rewatches at 150 ms (81 of them), then 8 s in which each failed watch relists and each
+    // failed LIST rewatches.
+    expect(watches - lists).toBe(81);
+    expect(lists).toBe(11);
   });
 });

@@ -24,6 +24,7 @@ export type Outcome =
   // list
   | 'listed'
   | 'list-failed'
+  | 'list-unavailable'
   // streaming list
   | 'stream-synced'
   | 'stream-throttled'
@@ -37,6 +38,7 @@ export type Outcome =
   | 'start-stalled'
   | 'start-throttled'
   | 'start-unreachable'
+  | 'start-unavailable'
   | 'start-expired'
   | 'start-failed'
   // watch stream
@@ -106,10 +108,17 @@ function row(
 
 const RELISTING = 'watch ended with an error; relisting';
 
-/** The table. Which request follows each fault is client-go 1.36's; how long it waits is kinformer's. */
+/**
+ * The table. Which request follows each fault is client-go 1.36's — except a 5xx to a watch request early
+ * in a streak of failures (`start-unavailable`: rewatch, not relist) and a 5xx to the LIST that follows a
+ * later one (`list-unavailable`: back to the watch), see `STORM_RETRY`; how long it waits is kinformer's.
+ */
 export const TRANSITIONS: Readonly<Record<Outcome, Transition>> = Object.freeze({
   listed: row('list', 'cycle', 'none', { progress: true }),
   'list-failed': row('list', 'relist', 'step', { report: true }),
+  // A LIST after a watch request answered with a 5xx (once the streak is past STORM_RETRY.flatMs) also
+  // failed with a 5xx: rewatch from the last version, so that LIST and WATCH take turns.
+  'list-unavailable': row('list', 'watch', 'step', { report: true }),
 
   'stream-synced': row('stream', 'cycle', 'none', { progress: true }),
   'stream-throttled': row('stream', 'stream', 'step', {
@@ -135,6 +144,8 @@ export const TRANSITIONS: Readonly<Record<Outcome, Transition>> = Object.freeze(
     log: ['debug', 'could not start the watch; backing off and re-watching'],
   }),
   'start-unreachable': row('watch', 'watch', 'step', { report: true }),
+  // A 5xx to the watch request in the first STORM_RETRY.flatMs of a streak: the version is still good.
+  'start-unavailable': row('watch', 'watch', 'step', { report: true }),
   'start-expired': row('watch', 'relist', 'step', { report: true, counter: 'expired410' }),
   'start-failed': row('watch', 'relist', 'step', { report: true }),
 
