@@ -1,16 +1,16 @@
 import { validateCrd } from './crd.js';
-import { applyBuiltinDefaults } from './defaulting.js';
 import type { JsonObject } from './fieldSets.js';
 import type { ObjectStore } from '../storage/objectStore.js';
 import type { ResourceRegistry, ResourceType } from './resourceRegistry.js';
 import { typeSchema, walkUnknown } from './schemas.js';
+import { strategyOf } from './strategies.js';
 import { badRequestError, notFoundError } from '../api/statusErrors.js';
 
 /**
  * What a write over HTTP goes through before storage, in kube-apiserver's order: decoding (unknown
  * fields dropped, or refused with `fieldValidation=Strict`, or reported in a `Warning` header with
  * `Warn`, the default: `endpoints/handlers/create.go`, `update.go`, `patch.go`), defaulting
- * (`defaulting.ts`; a custom resource's schema defaults), validation of a CRD, and the
+ * (the kind's strategy, `strategies.ts`; a custom resource's schema defaults), validation of a CRD, and the
  * NamespaceLifecycle admission plugin (`plugin/pkg/admission/namespace/lifecycle`). The in-process
  * API (`server.create` …) writes what it is given, as a seed of storage.
  */
@@ -46,7 +46,7 @@ export function decodeWrite(
       `${type.kind} in version ${JSON.stringify(type.version)} cannot be handled as a ${type.kind}: strict decoding error: ${fields}`,
     );
   }
-  applyBuiltinDefaults(type, obj, options.creating);
+  strategyOf(type).defaults?.(obj, options.creating);
   if (type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions')
     validateCrd(obj);
   return options.fieldValidation === 'Warn' ? unknown.map((f) => `unknown field ${JSON.stringify(f)}`) : [];

@@ -14,32 +14,32 @@ export interface FieldSet {
   fields(obj: JsonObject): Record<string, string>;
 }
 
-function rec(value: unknown): JsonObject {
+export function rec(value: unknown): JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
 }
 
-function str(value: unknown): string {
+export function str(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return '';
 }
 
-function bool(value: unknown): string {
+export function bool(value: unknown): string {
   return value === true ? 'true' : 'false';
 }
 
-function metaFields(obj: JsonObject, out: Record<string, string>): Record<string, string> {
+export function metaFields(obj: JsonObject, out: Record<string, string>): Record<string, string> {
   const meta = rec(obj.metadata);
   out['metadata.name'] = str(meta.name);
   out['metadata.namespace'] = str(meta.namespace);
   return out;
 }
 
-const NOT_SUPPORTED = (field: string): string => `field label not supported: ${field}`;
+export const NOT_SUPPORTED = (field: string): string => `field label not supported: ${field}`;
 const NOT_KNOWN = (field: string): string =>
   `${JSON.stringify(field)} is not a known field selector: only "metadata.name", "metadata.namespace"`;
 
-function fieldSet(
+export function fieldSet(
   supported: readonly string[],
   message: (field: string) => string,
   fields: (obj: JsonObject) => Record<string, string>,
@@ -47,42 +47,6 @@ function fieldSet(
   const set = new Set(supported);
   return { unsupported: (field) => (set.has(field) ? undefined : message(field)), fields };
 }
-
-const POD = fieldSet(
-  [
-    'metadata.name',
-    'metadata.namespace',
-    'spec.nodeName',
-    'spec.host',
-    'spec.restartPolicy',
-    'spec.schedulerName',
-    'spec.serviceAccountName',
-    'spec.hostNetwork',
-    'status.phase',
-    'status.podIP',
-    'status.podIPs',
-    'status.nominatedNodeName',
-  ],
-  NOT_SUPPORTED,
-  (obj) => {
-    const spec = rec(obj.spec);
-    const status = rec(obj.status);
-    const ips = Array.isArray(status.podIPs) ? status.podIPs.map((p) => str(rec(p).ip)) : [];
-    const out = metaFields(obj, {});
-    out['spec.nodeName'] = str(spec.nodeName);
-    // Legacy clients send spec.host; the server rewrites it to spec.nodeName.
-    out['spec.host'] = out['spec.nodeName'];
-    out['spec.restartPolicy'] = str(spec.restartPolicy);
-    out['spec.schedulerName'] = str(spec.schedulerName);
-    out['spec.serviceAccountName'] = str(spec.serviceAccountName);
-    out['spec.hostNetwork'] = bool(spec.hostNetwork);
-    out['status.phase'] = str(status.phase);
-    out['status.podIP'] = str(status.podIP) || (ips[0] ?? '');
-    out['status.podIPs'] = ips.join(',');
-    out['status.nominatedNodeName'] = str(status.nominatedNodeName);
-    return out;
-  },
-);
 
 const NODE = fieldSet(['metadata.name', 'spec.unschedulable'], NOT_SUPPORTED, (obj) => {
   const out = metaFields(obj, {});
@@ -157,7 +121,9 @@ const EVENT = fieldSet(
   },
 );
 
-const DEFAULT = fieldSet(['metadata.name', 'metadata.namespace'], NOT_KNOWN, (obj) => metaFields(obj, {}));
+export const DEFAULT_FIELD_SET = fieldSet(['metadata.name', 'metadata.namespace'], NOT_KNOWN, (obj) =>
+  metaFields(obj, {}),
+);
 
 function readPath(obj: JsonObject, path: readonly string[]): string {
   let value: unknown = obj;
@@ -187,10 +153,8 @@ export function fieldSetFor(
       },
     );
   }
-  if (group !== '') return DEFAULT;
+  if (group !== '') return DEFAULT_FIELD_SET;
   switch (resource) {
-    case 'pods':
-      return POD;
     case 'nodes':
       return NODE;
     case 'namespaces':
@@ -204,7 +168,7 @@ export function fieldSetFor(
     case 'events':
       return EVENT;
     default:
-      return DEFAULT;
+      return DEFAULT_FIELD_SET;
   }
 }
 

@@ -1,11 +1,11 @@
 import type { JsonObject } from './fieldSets.js';
-import { isEmpty, rec, rfc3339 } from '../storage/storedForm.js';
+import { isEmpty, rfc3339 } from '../storage/storedForm.js';
 
 /**
  * What a DELETE does to an object, decided as kube-apiserver's generic registry does
  * (`registry/rest/delete.go` `BeforeDelete`, `registry/generic/registry/store.go` `Delete`,
- * `updateForGracefulDeletionAndFinalizers`, `markAsDeleting`; the pod strategy's
- * `CheckGracefulDelete` in `pkg/registry/core/pod/strategy.go`).
+ * `updateForGracefulDeletionAndFinalizers`, `markAsDeleting`; a kind's
+ * `CheckGracefulDelete`, for pods in `core/pod.ts`).
  */
 
 /** `DeleteOptions` fields the fake honours besides the preconditions. */
@@ -30,23 +30,9 @@ export type DeletionPlan =
   | { kind: 'delete' }
   | { kind: 'mark'; metadata: JsonObject; graceSeconds: number; thenDelete: boolean };
 
-/** The pod default of `terminationGracePeriodSeconds` (API defaulting). */
-const DEFAULT_TERMINATION_GRACE_SECONDS = 30;
-
 function graceOf(value: unknown): number | undefined {
   if (typeof value !== 'number') return undefined;
   return value < 0 ? 1 : value;
-}
-
-/** The pod strategy's `CheckGracefulDelete`: the grace period a first DELETE of `pod` gets. */
-function podGracePeriod(pod: JsonObject, requested: number | undefined): number {
-  const spec = rec(pod.spec);
-  const phase = rec(pod.status).phase;
-  let period = requested ?? graceOf(spec.terminationGracePeriodSeconds) ?? DEFAULT_TERMINATION_GRACE_SECONDS;
-  // An unscheduled pod, or one that already terminated, is deleted at once.
-  if (typeof spec.nodeName !== 'string' || spec.nodeName === '') period = 0;
-  if (phase === 'Failed' || phase === 'Succeeded') period = 0;
-  return period;
 }
 
 function bumpedGeneration(meta: JsonObject): unknown {
@@ -54,22 +40,22 @@ function bumpedGeneration(meta: JsonObject): unknown {
 }
 
 /**
- * Decides what a DELETE of `obj` does at `nowMs`. `graceful` is true for types whose strategy
- * supports graceful deletion (pods, when the fake emulates it).
+ * Decides what a DELETE of `obj` does at `nowMs`. `gracePeriod` is the kind's `CheckGracefulDelete`
+ * (`ResourceStrategy.gracePeriod`, pods), undefined for kinds deleted at once.
  */
 export function planDeletion(
   obj: JsonObject & { metadata: JsonObject },
   options: DeleteBehaviour,
   nowMs: number,
-  graceful: boolean,
+  gracePeriod: ((obj: JsonObject, requested: number | undefined) => number) | undefined,
 ): DeletionPlan {
   const meta = obj.metadata;
   const requested = graceOf(options.gracePeriodSeconds);
   const pendingFinalizers = !isEmpty(meta.finalizers);
   const since = typeof meta.deletionTimestamp === 'string' ? Date.parse(meta.deletionTimestamp) : undefined;
-  if (graceful) {
+  if (gracePeriod !== undefined) {
     if (since === undefined) {
-      const period = podGracePeriod(obj, requested);
+      const period = gracePeriod(obj, requested);
       return {
         kind: 'mark',
         metadata: {

@@ -1,5 +1,6 @@
 import { ErrorCodes, KinformerError } from '@kinformer/core';
 import { fieldSetFor, type FieldSet } from './fieldSets.js';
+import { strategyOf } from './strategies.js';
 import {
   builtinSubresources,
   listTypesSchema,
@@ -212,12 +213,6 @@ export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = Object.freeze([
   def('authentication.k8s.io', 'v1', 'selfsubjectreviews', 'SelfSubjectReview', false, CREATE_ONLY),
 ]);
 
-/** What the real server puts beside `metadata` in an otherwise empty object (seen in BOOKMARKs). */
-function bookmarkExtraFor(group: string, resource: string): Record<string, unknown> {
-  if (group === '' && resource === 'pods') return { spec: { containers: null }, status: {} };
-  return {};
-}
-
 /** The verbs of an ordinary resource, in discovery's order. */
 export const ALL_VERBS: readonly string[] = Object.freeze([
   'create',
@@ -246,6 +241,8 @@ export function resolveResourceType(definition: ResourceDefinition): ResourceTyp
     );
   }
   const customResource = definition.customResource ?? false;
+  const strategy = strategyOf({ group, resource, customResource });
+  const selectableFields = definition.selectableFields ?? [];
   const apiVersion = group === '' ? version : `${group}/${version}`;
   return Object.freeze({
     group,
@@ -267,8 +264,11 @@ export function resolveResourceType(definition: ResourceDefinition): ResourceTyp
     qualifiedResource: group === '' ? resource : `${resource}.${group}`,
     qualifiedKind: group === '' ? kind : `${kind}.${group}`,
     typePrefix: `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)}`,
-    fieldSet: fieldSetFor(group, resource, customResource, definition.selectableFields ?? []),
-    bookmarkExtra: bookmarkExtraFor(group, resource),
+    fieldSet:
+      customResource || selectableFields.length > 0 || strategy.fieldSet === undefined
+        ? fieldSetFor(group, resource, customResource, selectableFields)
+        : strategy.fieldSet,
+    bookmarkExtra: strategy.bookmarkExtra ?? {},
     subresources: customResource
       ? {
           status: definition.subresources?.status !== undefined && definition.subresources.status !== false,

@@ -1,9 +1,10 @@
 import type { JsonObject } from './fieldSets.js';
 import type { ResourceType } from './resourceRegistry.js';
+import { strategyOf } from './strategies.js';
 
 /**
- * What kube-apiserver's per-kind REST strategies do to a write, for the parts a client can observe:
- * which subresources a kind has, what `PrepareForCreate` resets, how the main resource and the
+ * The generic part of kube-apiserver's REST strategies, applying each kind's `ResourceStrategy`
+ * (`strategies.ts`) to a write, for the parts a client can observe: what `PrepareForCreate` resets, how the main resource and the
  * `status` subresource split an object between them (`PrepareForUpdate` of the strategy and of its
  * status strategy), and when `metadata.generation` moves. Sources: `pkg/registry/<group>/<kind>/strategy.go`
  * in kubernetes/kubernetes (`podStrategy`, `podStatusStrategy`, `deploymentStrategy`,
@@ -14,44 +15,14 @@ import type { ResourceType } from './resourceRegistry.js';
 /** `PrepareForCreate`: the status a new object starts with (kube resets what a client sent). */
 export function prepareForCreate(type: ResourceType, obj: JsonObject): JsonObject {
   if (!type.subresources.status) return obj;
-  if (type.customResource) {
-    // customresource/strategy.go PrepareForCreate: `delete(customResource, "status")`.
-    const { status: _dropped, ...rest } = obj;
-    return rest;
-  }
-  switch (`${type.group}/${type.resource}`) {
-    case '/nodes':
-      return obj; // nodeStrategy keeps the status the kubelet registers with.
-    case '/pods':
-      // podStrategy.PrepareForCreate: Phase Pending and the QOS class (computed by defaulting.ts).
-      return { ...obj, status: { phase: 'Pending', ...qosOf(obj) } };
-    case '/namespaces':
-      return { ...obj, status: { phase: 'Active' } }; // namespaceStrategy: Phase Active.
-    case '/services':
-      return { ...obj, status: { loadBalancer: {} } }; // svcStrategy: an empty ServiceStatus.
-    default:
-      return { ...obj, status: {} }; // deployments, replicasets, …: `Status = XStatus{}`.
-  }
+  const prepare = strategyOf(type).prepareForCreate;
+  // Deployments, replicasets, …: `Status = XStatus{}`.
+  return prepare === undefined ? { ...obj, status: {} } : prepare(obj);
 }
 
-/**
- * The metadata fields a `status` write may not change, by kind (the status strategies'
- * `PrepareForUpdate` / `GetResetFields`): pods keep their owner references and deletion timestamp
- * (`podStatusStrategy`), deployments, replicasets and statefulsets their labels; custom resources
- * keep all metadata (`customresource/status_strategy.go` copies the old object and sets only status).
- */
+/** The metadata fields a `status` write may not change, by kind (`ResourceStrategy.statusKeepsMeta`). */
 function statusKeepsMeta(type: ResourceType): readonly string[] | 'all' {
-  if (type.customResource) return 'all';
-  switch (`${type.group}/${type.resource}`) {
-    case '/pods':
-      return ['ownerReferences', 'deletionTimestamp'];
-    case 'apps/deployments':
-    case 'apps/replicasets':
-    case 'apps/statefulsets':
-      return ['labels'];
-    default:
-      return [];
-  }
+  return strategyOf(type).statusKeepsMeta ?? [];
 }
 
 /**
@@ -136,11 +107,4 @@ export function nextGeneration(type: ResourceType, old: JsonObject | undefined, 
     changed = withoutKeys(old, ignored) !== withoutKeys(next, ignored);
   } else changed = JSON.stringify(old.spec) !== JSON.stringify(next.spec);
   return changed ? oldGeneration + 1 : oldGeneration;
-}
-
-/** The `qosClass` the defaulting computed into a new pod's status, if any. */
-function qosOf(obj: JsonObject): JsonObject {
-  const status = obj['status'];
-  const qos = typeof status === 'object' && status !== null ? (status as JsonObject)['qosClass'] : undefined;
-  return typeof qos === 'string' ? { qosClass: qos } : {};
 }

@@ -27,6 +27,7 @@ import { applyStrategicMergePatch, patchSchemaFor } from '../registry/strategicM
 import { asBody, buildMeta, normalize, randomSuffix, rec, rfc3339, text } from './storedForm.js';
 import { trackUpdate, sameIgnoringManagerTimes } from '../registry/managedFields.js';
 import type { WriteOptions } from '../endpoints/writeOptions.js';
+import { strategyOf } from '../registry/strategies.js';
 import { nextGeneration, prepareForCreate, prepareForUpdate } from '../registry/writeStrategy.js';
 
 /** Receives every write to one resource type, in revision order (a watcher). */
@@ -393,7 +394,6 @@ export class ObjectStore {
             obj,
           );
     const stored = normalize(
-      type,
       obj,
       buildMeta(meta, {
         name,
@@ -407,6 +407,7 @@ export class ObjectStore {
         deletionGracePeriodSeconds: undefined,
         managedFields,
       }),
+      strategyOf(type).normalize,
     );
     const entry = new StoredEntry(type, namespace, name, stored, rev);
     if (options.dryRun === true) return entry;
@@ -474,7 +475,6 @@ export class ObjectStore {
     }
     const generation = nextGeneration(type, old, next);
     const candidate = normalize(
-      type,
       next,
       buildMeta(nextMeta, {
         name,
@@ -487,6 +487,7 @@ export class ObjectStore {
         deletionTimestamp: oldMeta.deletionTimestamp,
         deletionGracePeriodSeconds: oldMeta.deletionGracePeriodSeconds,
       }),
+      strategyOf(type).normalize,
     );
     if (options.fieldManager !== undefined) {
       const tracked = trackUpdate(
@@ -598,16 +599,16 @@ export class ObjectStore {
         `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${existing.rev}). The object might have been modified`,
       );
     }
-    // The pod strategy always deletes gracefully (pod/strategy.go CheckGracefulDelete), so a pod
+    // A kind with a CheckGracefulDelete (pods: `core/pod.ts`) always deletes gracefully, so its
     // DELETE is a MODIFIED (deletionTimestamp) before the DELETED. Without the kubelet emulation
     // (`gracefulPods` false) the grace period is 0, as `kubectl delete --now` asks.
-    const isPod = type.group === '' && type.resource === 'pods';
+    const gracePeriod = strategyOf(type).gracePeriod;
     const target = withDeletionFinalizers(existing.obj, behaviour.propagationPolicy);
     const plan = planDeletion(
       target,
-      isPod && !this.#gracefulPods ? { ...behaviour, gracePeriodSeconds: 0 } : behaviour,
+      gracePeriod !== undefined && !this.#gracefulPods ? { ...behaviour, gracePeriodSeconds: 0 } : behaviour,
       this.#clock.now(),
-      isPod,
+      gracePeriod,
     );
     if (plan.kind === 'pending') return { entry: existing, deleted: false };
     if (behaviour.dryRun === true) {

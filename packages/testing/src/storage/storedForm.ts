@@ -1,6 +1,5 @@
 import { badRequestError } from '../api/statusErrors.js';
 import type { JsonObject } from '../registry/fieldSets.js';
-import type { ResourceType } from '../registry/resourceRegistry.js';
 import type { StoredObject } from './storedEntry.js';
 
 /**
@@ -70,30 +69,18 @@ export function rfc3339(ms: number): string {
   return lastTimestamp;
 }
 
-const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
-
-/** `metav1.MicroTime` format (microseconds, `Z`). */
-function microTime(value: unknown): unknown {
-  if (typeof value !== 'string' || MICRO_TIME.test(value)) return value;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? value : new Date(ms).toISOString().replace(/Z$/, '000Z');
-}
-
-/** The stored form: no `kind`/`apiVersion`, `metadata` first; lease times re-serialised as MicroTime. */
-export function normalize(type: ResourceType, obj: JsonObject, meta: JsonObject): StoredObject {
+/**
+ * The stored form: no `kind`/`apiVersion`, `metadata` first; `kindFields` is the kind's own
+ * normalisation (`ResourceStrategy.normalize`: a Lease's `MicroTime`s).
+ */
+export function normalize(
+  obj: JsonObject,
+  meta: JsonObject,
+  kindFields?: (obj: JsonObject) => void,
+): StoredObject {
   const { kind: _kind, apiVersion: _apiVersion, metadata: _metadata, ...rest } = obj;
   const out: StoredObject = { metadata: meta, ...rest };
-  if (
-    type.resource === 'leases' &&
-    type.group === 'coordination.k8s.io' &&
-    typeof out.spec === 'object' &&
-    out.spec !== null
-  ) {
-    const spec = { ...(out.spec as JsonObject) };
-    if (spec.acquireTime !== undefined) spec.acquireTime = microTime(spec.acquireTime);
-    if (spec.renewTime !== undefined) spec.renewTime = microTime(spec.renewTime);
-    out.spec = spec;
-  }
+  kindFields?.(out);
   return out;
 }
 
