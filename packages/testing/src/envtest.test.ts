@@ -656,6 +656,8 @@ describe('admission, defaulting and field validation (HTTP writes)', () => {
           });
         },
       ),
+      // Regression: a data key named `__proto__` was dropped by the map decoder.
+      { examples: [[' ', JSON.parse('{"__proto__":""}') as Record<string, string>]] },
     );
   });
 });

@@ -157,7 +157,13 @@ function decodeMessage(buf: Uint8Array, message: string): JsonObject {
     if (field.repeated) ((out[field.name] ??= []) as unknown[]).push(value);
     else if (field.type.startsWith('map<')) {
       const [k, v] = value as [string, unknown];
-      ((out[field.name] ??= {}) as JsonObject)[k] = v;
+      // defineProperty: a map key named `__proto__` is data (a ConfigMap may have one), not the prototype.
+      Object.defineProperty((out[field.name] ??= {}) as JsonObject, k, {
+        value: v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     } else out[field.name] = value;
   }
   for (const [key, value] of Object.entries(out)) {
