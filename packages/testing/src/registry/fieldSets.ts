@@ -54,29 +54,11 @@ const NODE = fieldSet(['metadata.name', 'spec.unschedulable'], NOT_SUPPORTED, (o
   return out;
 });
 
-const NAMESPACE = fieldSet(['metadata.name', 'status.phase'], NOT_SUPPORTED, (obj) => {
-  const out = metaFields(obj, {});
-  out['status.phase'] = str(rec(obj.status).phase);
-  return out;
-});
-
 const SECRET = fieldSet(['metadata.name', 'metadata.namespace', 'type'], NOT_SUPPORTED, (obj) => {
   const out = metaFields(obj, {});
   out.type = str(obj.type);
   return out;
 });
-
-const SERVICE = fieldSet(
-  ['metadata.name', 'metadata.namespace', 'spec.clusterIP', 'spec.type'],
-  NOT_SUPPORTED,
-  (obj) => {
-    const spec = rec(obj.spec);
-    const out = metaFields(obj, {});
-    out['spec.clusterIP'] = str(spec.clusterIP);
-    out['spec.type'] = str(spec.type);
-    return out;
-  },
-);
 
 const REPLICATION_CONTROLLER = fieldSet(
   ['metadata.name', 'metadata.namespace', 'status.replicas'],
@@ -157,12 +139,8 @@ export function fieldSetFor(
   switch (resource) {
     case 'nodes':
       return NODE;
-    case 'namespaces':
-      return NAMESPACE;
     case 'secrets':
       return SECRET;
-    case 'services':
-      return SERVICE;
     case 'replicationcontrollers':
       return REPLICATION_CONTROLLER;
     case 'events':
