@@ -14,7 +14,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '@kinformer/core';
-import { ListDecoder } from '@kinformer/client-node';
+import { ListDecoder } from '@kinformer/client-node/internal';
 import type { ListerWatcherFactory } from '@kinformer/informer';
 import { kinds, Manager, project } from '@kinformer/runtime';
 import type { ManagerOptions } from '@kinformer/runtime';

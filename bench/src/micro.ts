@@ -5,7 +5,7 @@
  * second, heap per cached object, and the ratio of a pop+index cycle to parsing the object's JSON.
  */
 import { performance } from 'node:perf_hooks';
-import { ListDecoder } from '@kinformer/client-node';
+import { ListDecoder } from '@kinformer/client-node/internal';
 import { newIndexer, NAMESPACE_INDEX, metaNamespaceIndexFunc, type Indexer } from '@kinformer/cache';
 import { DeltaFIFO, RealFIFO, type Queue } from '@kinformer/delta-fifo';
 import { makePod, type BenchPod } from './pods.js';

@@ -5,7 +5,7 @@ import { ExponentialBackoff, parseLabelSelector } from '@kinformer/core';
 import type { KubeObject, Logger } from '@kinformer/core';
 import { SharedIndexInformer, waitForCacheSync } from '@kinformer/informer';
 import type { ResourceEventHandlerRegistration, SharedIndexInformerOptions } from '@kinformer/informer';
-import type { ExpectedType } from '@kinformer/reflector';
+import type { ExpectedType } from '@kinformer/reflector/internal';
 import type { FakeApiServer } from '@kinformer/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {

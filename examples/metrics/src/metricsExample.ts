@@ -5,14 +5,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { V1Pod } from '@kubernetes/client-node';
+import { KinformerMetrics } from '@kinformer/prometheus';
 import {
   createHealthHandler,
   createMetricsHandler,
-  KinformerMetrics,
   pingCheck,
   syncedCheck,
   watchingCheck,
-} from '@kinformer/prometheus';
+} from '@kinformer/prometheus/health';
 import { FakeApiServer } from '@kinformer/testing';
 import {
   deletionHandlingMetaNamespaceKeyFunc,

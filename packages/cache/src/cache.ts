@@ -1,4 +1,5 @@
-import { defaultFreezeObjects, deletionHandlingMetaNamespaceKeyFunc } from '@kinformer/core';
+import { deletionHandlingMetaNamespaceKeyFunc } from '@kinformer/core';
+import { defaultFreezeObjects } from '@kinformer/core/internal';
 import type { KeyFunc } from '@kinformer/core';
 import type { Indexer, Indexers, Store, StoreOptions } from './store.js';
 import { ThreadSafeStore } from './threadSafeStore.js';

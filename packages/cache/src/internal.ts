@@ -4,3 +4,7 @@
  */
 export type { StoreReplacement } from './cache.js';
 export { replaceWithDiff } from './cache.js';
+export type { ThreadSafeStoreOptions } from './threadSafeStore.js';
+export type { ThreadSafeStoreTransaction, TransactionType } from './transaction.js';
+export type { ListerSource } from './lister.js';
+export { indexFuncToKeyFuncAdapter } from './namespaceIndex.js';

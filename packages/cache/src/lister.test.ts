@@ -1,5 +1,6 @@
 import { ErrorCodes } from '@kinformer/core';
-import type { KubeObject, LabelRequirement, LabelSelector, Logger } from '@kinformer/core';
+import type { KubeObject, LabelSelector, Logger } from '@kinformer/core';
+import type { LabelRequirement } from '@kinformer/core/internal';
 import { captureLogs } from '@kinformer/test-tools';
 import type { LogLine } from '@kinformer/test-tools';
 import { newIndexer } from './cache.js';

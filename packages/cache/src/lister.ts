@@ -1,4 +1,5 @@
-import { componentLogger, labelSelectorFromObject, parseLabelSelector } from '@kinformer/core';
+import { labelSelectorFromObject, parseLabelSelector } from '@kinformer/core';
+import { componentLogger } from '@kinformer/core/internal';
 import type { KubeObject, LabelSelector, LabelSelectorObject, Logger } from '@kinformer/core';
 import { NAMESPACE_INDEX } from './namespaceIndex.js';
 import type { Indexer } from './store.js';

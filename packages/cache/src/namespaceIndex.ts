@@ -1,4 +1,5 @@
-import { ErrorCodes, hasObjectMeta, KinformerError } from '@kinformer/core';
+import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { hasObjectMeta } from '@kinformer/core/internal';
 import type { KeyFunc, KubeObject } from '@kinformer/core';
 import type { IndexFunc } from './store.js';
 

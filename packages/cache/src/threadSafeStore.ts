@@ -1,4 +1,5 @@
-import { deepFreeze, ErrorCodes, hasObjectMeta, KinformerError } from '@kinformer/core';
+import { deepFreeze, ErrorCodes, KinformerError } from '@kinformer/core';
+import { hasObjectMeta } from '@kinformer/core/internal';
 import type { IndexFunc, Indexers } from './store.js';
 import { TransactionError } from './transaction.js';
 import type { ThreadSafeStoreTransaction } from './transaction.js';

@@ -1,8 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import {
-  componentLogger,
   ErrorCodes,
-  gvrString,
   KinformerError,
   type FieldSelector,
   type KubeList,
@@ -10,6 +8,7 @@ import {
   type LabelSelector,
   type Logger,
 } from '@kinformer/core';
+import { componentLogger, gvrString } from '@kinformer/core/internal';
 import type {
   ListerWatcher,
   ListOptions,
@@ -50,11 +49,11 @@ export interface ListWatchOptions {
    * `apiVersion: meta.k8s.io/v1` and only `metadata`. Default `false`.
    */
   metadataOnly?: boolean;
-  /** Longest watch line (one event) accepted, in bytes. Default {@link DEFAULT_MAX_WATCH_LINE_BYTES} (16 MiB). */
+  /** Longest watch line (one event) accepted, in bytes. Default `DEFAULT_MAX_WATCH_LINE_BYTES` (16 MiB). */
   maxLineBytes?: number;
   /**
    * Longest single item of a LIST response accepted, in bytes (a longer one rejects the list with
-   * `ERR_LIST_ITEM_TOO_LARGE`). Default {@link DEFAULT_MAX_LIST_ITEM_BYTES} (16 MiB); at most what one
+   * `ERR_LIST_ITEM_TOO_LARGE`). Default `DEFAULT_MAX_LIST_ITEM_BYTES` (16 MiB); at most what one
    * JavaScript string can hold.
    */
   maxListItemBytes?: number;
@@ -98,7 +97,7 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  *   that ends before the list does with `ERR_LIST_TRUNCATED`, an item longer than `maxListItemBytes`
  *   with `ERR_LIST_ITEM_TOO_LARGE`. Items are never handed over before the whole list has arrived.
  * - `watch` resolves once the server answered 2xx, with a single-use async iterable of events (see
- *   {@link WatchEventStream} for how lines are decoded and which errors it throws). It completes when
+ *   `WatchEventStream` for how lines are decoded and which errors it throws). It completes when
  *   the server closes cleanly or `signal` aborts; `break` closes the request.
  * - Both reject with `ERR_ABORTED` when `signal` aborts before the answer (the request is
  *   destroyed), and with `ERR_CONNECTION` when the connection fails or breaks.

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { abortError, ErrorCodes, KinformerError } from '@kinformer/core';
+import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { abortError } from '@kinformer/core/internal';
 import type { KubeConfig, User } from '@kubernetes/client-node';
 
 /** The `exec` section of a kubeconfig user (client.authentication.k8s.io ExecConfig). */

@@ -1,6 +1,7 @@
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { abortError, ErrorCodes, KinformerError } from '@kinformer/core';
+import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { abortError } from '@kinformer/core/internal';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { redactUrl, redactUrlCredentials, sanitizedError } from './redact.js';
 import type { CredentialLease } from './execCredential.js';

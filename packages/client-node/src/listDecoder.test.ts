@@ -1,4 +1,5 @@
-import { ErrorCodes, KinformerError, MAX_OBJECT_DEPTH, type ErrorCode } from '@kinformer/core';
+import { ErrorCodes, KinformerError, type ErrorCode } from '@kinformer/core';
+import { MAX_OBJECT_DEPTH } from '@kinformer/core/internal';
 import fc from 'fast-check';
 import { DEFAULT_MAX_LIST_ITEM_BYTES, DEFAULT_WHOLE_LIST_BYTES, ListDecoder } from './listDecoder.js';
 

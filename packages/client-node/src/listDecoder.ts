@@ -2,14 +2,8 @@ import { parseJson } from './exactJson.js';
 import { jsonErrorPosition } from './lineShape.js';
 import { constants as bufferConstants } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import {
-  ErrorCodes,
-  KinformerError,
-  MAX_OBJECT_DEPTH,
-  objectTooDeepError,
-  type KubeList,
-  type ListMeta,
-} from '@kinformer/core';
+import { ErrorCodes, KinformerError, type KubeList, type ListMeta } from '@kinformer/core';
+import { MAX_OBJECT_DEPTH, objectTooDeepError } from '@kinformer/core/internal';
 import { streamBody } from './httpRequest.js';
 import { excerpt } from './responseError.js';
 import {
@@ -39,7 +33,7 @@ const HEAD_BYTES = 1000;
 
 /** Options for {@link ListDecoder} and `readList`. */
 export interface ListDecoderOptions<T = unknown> {
-  /** Longest item (and longest other top-level value) accepted, in bytes. Default {@link DEFAULT_MAX_LIST_ITEM_BYTES}. */
+  /** Longest item (and longest other top-level value) accepted, in bytes. Default `DEFAULT_MAX_LIST_ITEM_BYTES`. */
   maxItemBytes?: number;
   /** Context for errors (resource, verb). Never credentials. */
   details?: Record<string, unknown>;

@@ -1,13 +1,12 @@
 import {
-  componentLogger,
   ErrorCodes,
-  gvrString,
   KinformerError,
   type GroupVersionResource,
   type KubeObject,
   type Logger,
   type Status,
 } from '@kinformer/core';
+import { componentLogger, gvrString } from '@kinformer/core/internal';
 import type { KubeConfig, V1Scale } from '@kubernetes/client-node';
 import { openRequest, readBody } from './httpRequest.js';
 import { collectionPath } from './resourcePath.js';

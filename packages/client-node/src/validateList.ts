@@ -1,4 +1,4 @@
-import { hasObjectMeta, validateResourceVersion } from '@kinformer/core';
+import { hasObjectMeta, validateResourceVersion } from '@kinformer/core/internal';
 
 /**
  * Checks the resourceVersions of a decoded LIST response: the list's `metadata.resourceVersion`

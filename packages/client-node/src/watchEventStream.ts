@@ -1,14 +1,12 @@
 import type { Readable } from 'node:stream';
+import { ErrorCodes, KinformerError, type KubeObject } from '@kinformer/core';
 import {
-  ErrorCodes,
   hasObjectMeta,
   jsonNestingExceeds,
-  KinformerError,
   MAX_OBJECT_DEPTH,
   objectTooDeepError,
   validateResourceVersion,
-  type KubeObject,
-} from '@kinformer/core';
+} from '@kinformer/core/internal';
 import type { WatchEvent } from '@kinformer/reflector';
 import { parseJson } from './exactJson.js';
 import { shareEmptyFieldSets } from './fieldSets.js';
@@ -26,7 +24,7 @@ const MIN_TOO_DEEP_CHARS = 2 * (MAX_OBJECT_DEPTH + 1);
 /** Pause the socket while this many received bytes wait to be decoded (backpressure). */
 const PAUSE_BYTES = 1024 * 1024;
 
-/** How a {@link WatchEventStream} finished. */
+/** How a `WatchEventStream` finished. */
 export interface WatchStreamSummary {
   /** `ended`: the server closed the stream cleanly; `closed`: the consumer or the signal stopped it; `failed`: it threw. */
   outcome: 'ended' | 'closed' | 'failed';
@@ -37,7 +35,7 @@ export interface WatchStreamSummary {
   error?: KinformerError;
 }
 
-/** Options for {@link WatchEventStream}. */
+/** Options for `WatchEventStream`. */
 export interface WatchEventStreamOptions {
   /** Longest line accepted, in bytes (without its `\n`). */
   maxLineBytes: number;

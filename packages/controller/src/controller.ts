@@ -1,14 +1,9 @@
-import {
-  componentLogger,
-  ErrorCodes,
-  ExponentialBackoff,
-  isKinformerError,
-  KinformerError,
-  realClock,
-} from '@kinformer/core';
+import { ErrorCodes, ExponentialBackoff, isKinformerError, KinformerError, realClock } from '@kinformer/core';
+import { componentLogger } from '@kinformer/core/internal';
 import type { Clock, KubeObject, Logger } from '@kinformer/core';
 import { RequeueError } from '@kinformer/delta-fifo';
-import type { Deltas, PopBatchProcessFunc, PopProcessFunc, Queue } from '@kinformer/delta-fifo';
+import type { Deltas, PopProcessFunc, Queue } from '@kinformer/delta-fifo';
+import type { PopBatchProcessFunc } from '@kinformer/delta-fifo/internal';
 import { Reflector } from '@kinformer/reflector';
 import type {
   ListerWatcher,

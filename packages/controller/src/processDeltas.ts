@@ -3,8 +3,9 @@ import type { Store, Transaction } from '@kinformer/cache';
 import { replaceWithDiff } from '@kinformer/cache/internal';
 import type { StoreReplacement } from '@kinformer/cache/internal';
 import { DeletedFinalStateUnknown, ErrorCodes, isKinformerError } from '@kinformer/core';
-import { isObjectDelta } from '@kinformer/delta-fifo';
-import type { Delta, Deltas, ObjectDelta, ReplacedAllInfo } from '@kinformer/delta-fifo';
+import { isObjectDelta } from '@kinformer/delta-fifo/internal';
+import type { Delta, Deltas } from '@kinformer/delta-fifo';
+import type { ObjectDelta, ReplacedAllInfo } from '@kinformer/delta-fifo/internal';
 import type { ResourceEventHandler } from './resourceEventHandler.js';
 
 /**

@@ -81,8 +81,8 @@ function prettyDestination(out: { write(text: string): unknown }, color: boolean
  * line each: readable in a terminal (`pretty`), JSON otherwise ({@link CreateLoggerOptions.format},
  * `KINFORMER_LOG_FORMAT`). `KINFORMER_LOG_LEVEL` sets the level (`debug`, `silent`, …).
  *
- * Redaction has two layers. pino's fast `redact` paths ({@link REDACT_PATHS}, plus yours), and a
- * walk of every line that is written ({@link redactForLog}): credentials by property name at any
+ * Redaction has two layers. pino's fast `redact` paths (`REDACT_PATHS`, plus yours), and a
+ * walk of every line that is written (`redactForLog`): credentials by property name at any
  * depth (`authorization`, `token`, `password`, `client-key`, `id-token`, `refresh-token`, `cookie`,
  * …), `Bearer …`/`Basic …` inside any string, the message included, `rawHeaders` arrays, and errors
  * with their `cause` chains (each message without its causes', so nothing is printed twice). Lines

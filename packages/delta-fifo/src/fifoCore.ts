@@ -1,13 +1,9 @@
-import {
-  abortError,
-  componentLogger,
-  DeletedFinalStateUnknown,
-  metaNamespaceKeyFunc,
-  realClock,
-} from '@kinformer/core';
+import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, realClock } from '@kinformer/core';
+import { abortError } from '@kinformer/core/internal';
+import { componentLogger } from '@kinformer/core/internal';
 import type { Clock, KeyFunc, Logger } from '@kinformer/core';
 import type { FIFOOptions, TransformFunc } from './fifoOptions.js';
-import { closedError, isPromiseLike, keyOf, SLOW_DEPTH, SLOW_MS } from './internal.js';
+import { closedError, isPromiseLike, keyOf, SLOW_DEPTH, SLOW_MS } from './fifoShared.js';
 import type { Deltas, PopProcessFunc } from './queue.js';
 import { RequeueError } from './requeueError.js';
 import { Waiters } from './waiters.js';

@@ -34,7 +34,7 @@ export interface ObjectDelta<T> {
 }
 
 /**
- * One change, discriminated by `type`: a per-object {@link ObjectDelta}, or one of the atomic-mode
+ * One change, discriminated by `type`: a per-object `ObjectDelta`, or one of the atomic-mode
  * deltas, which concern the whole cache and have no key.
  */
 export type Delta<T> =

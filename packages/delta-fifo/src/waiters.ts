@@ -1,4 +1,4 @@
-import { abortError } from '@kinformer/core';
+import { abortError } from '@kinformer/core/internal';
 
 /**
  * The condition variable of a FIFO (internal to this package): `pop` calls {@link Waiters.wait}

@@ -53,7 +53,7 @@ export type EventAggregatorMessageFunc = (event: CorrelatedEvent) => string;
 /** Returns the key of the token bucket an event is charged to. */
 export type EventSpamKeyFunc = (event: CorrelatedEvent) => string;
 
-/** Options of {@link EventCorrelator} (client-go's `CorrelatorOptions`); every field has client-go's default. */
+/** Options of `EventCorrelator` (client-go's `CorrelatorOptions`); every field has client-go's default. */
 export interface CorrelatorOptions {
   /** Entries of each LRU cache (default 4096). */
   lruCacheSize?: number;

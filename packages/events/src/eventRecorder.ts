@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
-import { componentLogger, ErrorCodes, isKinformerError, KinformerError, realClock } from '@kinformer/core';
-import type { Clock, KubeObject, Logger, Timer } from '@kinformer/core';
+import { ErrorCodes, isKinformerError, KinformerError, realClock } from '@kinformer/core';
+import { componentLogger } from '@kinformer/core/internal';
+import type { Clock, KubeObject, Logger } from '@kinformer/core';
+import type { Timer } from '@kinformer/core/internal';
 import type { EventsV1Event, KubeConfig } from '@kubernetes/client-node';
 import { EventCorrelator, eventName } from './eventCorrelator.js';
 import type { CorrelatedEvent, CorrelatorOptions, EventType, ObjectReference } from './eventCorrelator.js';
@@ -99,7 +101,7 @@ interface SeriesState {
  * An {@link EventRecorder} that writes `events.k8s.io/v1` Events to the API server through
  * `@kubernetes/client-node` (or any {@link EventSink}), with client-go's `tools/record` pipeline:
  *
- * - each event goes through an {@link EventCorrelator} at once (aggregation of similar events,
+ * - each event goes through an `EventCorrelator` at once (aggregation of similar events,
  *   counting of equal ones, a token-bucket spam filter per source + object), then into a queue of at
  *   most `maxQueuedEvents`;
  * - one background writer takes the queue in order: a new event is created, a repeated one patched

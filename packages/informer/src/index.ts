@@ -3,12 +3,11 @@ export { filteringResourceEventHandler } from '@kinformer/controller';
 export type {
   HandlerOptions,
   HandlerStats,
-  InformerEventMap,
   InformerStats,
   ResourceEventHandlerRegistration,
   SharedIndexInformerOptions,
 } from './sharedIndexInformer.js';
-export { MINIMUM_RESYNC_PERIOD_MS, SharedIndexInformer } from './sharedIndexInformer.js';
+export { SharedIndexInformer } from './sharedIndexInformer.js';
 export type { ReadonlyIndexer, ReadonlyStore } from './readonlyIndexer.js';
 export { dropManagedFields } from './dropManagedFields.js';
 export type { InformerSynced, WaitForCacheSyncOptions } from './waitForCacheSync.js';
@@ -18,10 +17,7 @@ export type {
   InformerAndLister,
   InformerFactoryOptions,
   ListerWatcherFactory,
-  ListerWatcherRequest,
   PartialObjectMetadata,
   ScopeOptions,
-  SelectorOptions,
-  TweakListOptions,
 } from './informerFactory.js';
 export { InformerFactory } from './informerFactory.js';

@@ -1,8 +1,10 @@
 import { Lister, metaNamespaceIndexFunc, NAMESPACE_INDEX } from '@kinformer/cache';
 import type { QueueKind } from '@kinformer/controller';
-import { componentLogger, ErrorCodes, gvrString, KinformerError, realClock } from '@kinformer/core';
+import { ErrorCodes, KinformerError, realClock } from '@kinformer/core';
+import { componentLogger, gvrString } from '@kinformer/core/internal';
 import type { Clock, GroupVersionResource, KubeObject, Logger, ObjectMeta } from '@kinformer/core';
-import type { ExpectedType, ListerWatcher } from '@kinformer/reflector';
+import type { ListerWatcher } from '@kinformer/reflector';
+import type { ExpectedType } from '@kinformer/reflector/internal';
 import { SharedIndexInformer, type SharedIndexInformerOptions } from './sharedIndexInformer.js';
 import { awaitSync } from './waitForCacheSync.js';
 

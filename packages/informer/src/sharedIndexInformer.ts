@@ -6,14 +6,15 @@ import type { ControllerOptions, QueueKind, ResourceEventHandler } from '@kinfor
 import {
   deletionHandlingMetaNamespaceKeyFunc,
   ErrorCodes,
-  getDefaultLogger,
-  hasObjectMeta,
   isKinformerError,
   KinformerError,
   realClock,
 } from '@kinformer/core';
+import { getDefaultLogger } from '@kinformer/core/internal';
+import { hasObjectMeta } from '@kinformer/core/internal';
 import type { Clock, DeletedFinalStateUnknown, KubeObject, Logger } from '@kinformer/core';
-import type { Deltas, PopBatchProcessFunc, Queue, TransformFunc } from '@kinformer/delta-fifo';
+import type { Deltas, Queue, TransformFunc } from '@kinformer/delta-fifo';
+import type { PopBatchProcessFunc } from '@kinformer/delta-fifo/internal';
 import { defaultWatchErrorHandler } from '@kinformer/reflector';
 import type { ListerWatcher, ReflectorInfo, WatchErrorHandler, ReflectorStats } from '@kinformer/reflector';
 import { EventEmitter } from 'eventemitter3';

@@ -1,5 +1,6 @@
 import { ErrorCodes, KinformerError, realClock } from '@kinformer/core';
-import type { Clock, Timer } from '@kinformer/core';
+import type { Clock } from '@kinformer/core';
+import type { Timer } from '@kinformer/core/internal';
 import { syncSourceOf } from './syncSource.js';
 import type { SyncSource } from './syncSource.js';
 

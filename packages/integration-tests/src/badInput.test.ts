@@ -7,7 +7,8 @@ import {
   type ErrorCode,
   type Status,
 } from '@kinformer/core';
-import type { ExpectedType, ListerWatcher, WatchEvent } from '@kinformer/reflector';
+import type { ListerWatcher, WatchEvent } from '@kinformer/reflector';
+import type { ExpectedType } from '@kinformer/reflector/internal';
 import { FakeApiServer, type WatchInjection } from '@kinformer/testing';
 import { eventLine, TamperingProxy, type CannedResponse } from './tamperingProxy.test.helpers.js';
 import {

@@ -1,5 +1,6 @@
 import { createListWatch } from '@kinformer/client-node';
-import { ErrorCodes, MAX_OBJECT_DEPTH } from '@kinformer/core';
+import { ErrorCodes } from '@kinformer/core';
+import { MAX_OBJECT_DEPTH } from '@kinformer/core/internal';
 import { SharedIndexInformer, waitForCacheSync } from '@kinformer/informer';
 import { FakeApiServer } from '@kinformer/testing';
 import {

@@ -3,12 +3,8 @@ import { FakeClock, flush } from '@kinformer/core/testing';
 import { captureLogs } from '@kinformer/test-tools';
 import type { CapturedLogs } from '@kinformer/test-tools';
 import { LeaderElector, LeaseLock, runLeaderElection } from '@kinformer/leader-election';
-import type {
-  LeaderElectionRecord,
-  LeaderElectorOptions,
-  LockOperationOptions,
-  ResourceLock,
-} from '@kinformer/leader-election';
+import type { LeaderElectionRecord, LeaderElectorOptions, ResourceLock } from '@kinformer/leader-election';
+import type { LockOperationOptions } from '@kinformer/leader-election/internal';
 import { FakeApiServer } from '@kinformer/testing';
 import type { V1Lease } from '@kubernetes/client-node';
 

@@ -5,7 +5,7 @@ import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import type { V1Pod } from '@kubernetes/client-node';
 import { dropManagedFields } from '@kinformer/informer';
 import { SharedInformerFactory } from './sharedInformerFactory.js';
-import type { ListerWatcherRequest } from '@kinformer/informer';
+import type { ListerWatcherRequest } from '@kinformer/informer/internal';
 import type { SharedInformerFactoryOptions } from './sharedInformerFactory.js';
 import { pod, podList, waitFor } from '@kinformer/test-tools';
 

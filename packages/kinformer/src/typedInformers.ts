@@ -1,5 +1,5 @@
 import type { GroupVersionResource, KubeObject } from '@kinformer/core';
-import type { ExpectedType } from '@kinformer/reflector';
+import type { ExpectedType } from '@kinformer/reflector/internal';
 import type {
   CoreV1Event,
   V1ClusterRole,

@@ -1,4 +1,5 @@
-import { componentLogger, ErrorCodes, isKinformerError, KinformerError, realClock } from '@kinformer/core';
+import { ErrorCodes, isKinformerError, KinformerError, realClock } from '@kinformer/core';
+import { componentLogger } from '@kinformer/core/internal';
 import type { Clock, Logger } from '@kinformer/core';
 import { leaderElectionRecordKey } from './resourceLock.js';
 import type { LeaderElectionRecord, ResourceLock } from './resourceLock.js';
@@ -45,7 +46,7 @@ export interface LeaderElectorOptions {
   leaseDurationMs?: number;
   /** How long the leader keeps retrying a renewal before it gives up leadership (default 10 s). */
   renewDeadlineMs?: number;
-  /** The wait between attempts (default 2 s; jittered by {@link JITTER_FACTOR} while acquiring). */
+  /** The wait between attempts (default 2 s; jittered by `JITTER_FACTOR` while acquiring). */
   retryPeriodMs?: number;
   /**
    * When `run`'s signal aborts (or leadership is lost while the record still names us), write a

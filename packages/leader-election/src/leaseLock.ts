@@ -1,5 +1,6 @@
 import { apiError, requestOptions } from '@kinformer/client-node';
-import { abortError, ErrorCodes, KinformerError } from '@kinformer/core';
+import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { abortError } from '@kinformer/core/internal';
 import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import type { ConfigurationOptions, KubeConfig, V1Lease, V1LeaseSpec } from '@kubernetes/client-node';
 import type { LeaderElectionRecord, LockOperationOptions, ResourceLock } from './resourceLock.js';

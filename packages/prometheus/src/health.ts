@@ -1,6 +1,6 @@
 /**
  * `@kinformer/prometheus/health`: the `/healthz` and `/readyz` handlers and checks, without
- * prom-client (what `@kinformer/runtime`'s Manager serves). The package root re-exports the same.
+ * prom-client (what `@kinformer/runtime`'s Manager serves). Only here: the package root loads prom-client.
  */
 export type {
   CheckedInformer,

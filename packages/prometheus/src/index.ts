@@ -1,73 +1,8 @@
-export type {
-  AddInformerOptions,
-  KinformerMetricsOptions,
-  MeasuredInformer,
-  MeasuredLeaderElector,
-  MetricsRegistration,
-} from './kinformerMetrics.js';
-export { KinformerMetrics, parseInformerName } from './kinformerMetrics.js';
-export {
-  INFORMER_QUEUED_ITEMS,
-  INFORMER_STORE_RESOURCE_VERSION,
-  KINFORMER_INFORMER_CACHE_OBJECTS,
-  KINFORMER_INFORMER_DELTAS_TOTAL,
-  KINFORMER_INFORMER_EVENTS_TOTAL,
-  KINFORMER_INFORMER_HANDLER_BUFFER_DEPTH,
-  KINFORMER_INFORMER_HANDLER_BUSY_SECONDS_TOTAL,
-  KINFORMER_INFORMER_HANDLER_ERRORS_TOTAL,
-  KINFORMER_INFORMER_HANDLER_MAX_LATENCY_SECONDS,
-  KINFORMER_INFORMER_HANDLER_NOTIFICATIONS_TOTAL,
-  KINFORMER_INFORMER_PROCESS_ERRORS_TOTAL,
-  KINFORMER_INFORMER_SYNCED,
-  KINFORMER_INFORMER_WATCHING,
-  KINFORMER_REFLECTOR_BACKOFF_SECONDS_TOTAL,
-  KINFORMER_REFLECTOR_SHARD_DROPPED_TOTAL,
-  KINFORMER_REFLECTOR_SHARD_FILTER_MODE,
-  KINFORMER_REFLECTOR_BACKOFFS_TOTAL,
-  KINFORMER_REFLECTOR_BOOKMARKS_TOTAL,
-  KINFORMER_REFLECTOR_EXPIRED_TOTAL,
-  KINFORMER_REFLECTOR_MALFORMED_TOTAL,
-  KINFORMER_REFLECTOR_RELISTS_TOTAL,
-  KINFORMER_REFLECTOR_RESYNCS_TOTAL,
-  KINFORMER_REFLECTOR_STALLS_TOTAL,
-  KINFORMER_REFLECTOR_WATCH_EVENTS_TOTAL,
-  KINFORMER_REFLECTOR_WATCH_LISTS_TOTAL,
-  KINFORMER_REFLECTOR_WATCH_RESTARTS_TOTAL,
-  LEADER_ELECTION_MASTER_STATUS,
-  REFLECTOR_LAST_RESOURCE_VERSION,
-  REFLECTOR_LISTS_TOTAL,
-  REFLECTOR_SHORT_WATCHES_TOTAL,
-  REFLECTOR_WATCHES_TOTAL,
-} from './metricNames.js';
-export type {
-  CheckedInformer,
-  CheckedLeaderElector,
-  HealthCheck,
-  HealthCheckResult,
-  HealthReport,
-  WatchingCheckOptions,
-} from './healthChecks.js';
-export { leaderCheck, pingCheck, runHealthChecks, syncedCheck, watchingCheck } from './healthChecks.js';
-export type {
-  HealthHandlerOptions,
-  HttpRequestLike,
-  HttpResponseLike,
-  MetricsSource,
-  RequestHandler,
-} from './httpHandlers.js';
-export { createHealthHandler, createMetricsHandler } from './httpHandlers.js';
+export type { AddInformerOptions, KinformerMetricsOptions, MetricsRegistration } from './kinformerMetrics.js';
+export { KinformerMetrics } from './kinformerMetrics.js';
 export type {
   ControllerRuntimeMetrics,
   ControllerRuntimeMetricsOptions,
   ControllerRuntimeResult,
 } from './controllerRuntimeMetrics.js';
-export {
-  CONTROLLER_RUNTIME_ACTIVE_WORKERS,
-  CONTROLLER_RUNTIME_MAX_CONCURRENT_RECONCILES,
-  CONTROLLER_RUNTIME_RECONCILE_ERRORS_TOTAL,
-  CONTROLLER_RUNTIME_RECONCILE_TIME_BUCKETS,
-  CONTROLLER_RUNTIME_RECONCILE_TIME_SECONDS,
-  CONTROLLER_RUNTIME_RECONCILE_TOTAL,
-  CONTROLLER_RUNTIME_TERMINAL_RECONCILE_ERRORS_TOTAL,
-  controllerRuntimeMetrics,
-} from './controllerRuntimeMetrics.js';
+export { controllerRuntimeMetrics } from './controllerRuntimeMetrics.js';

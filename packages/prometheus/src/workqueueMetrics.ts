@@ -1,3 +1,4 @@
+import { type MetricsProvider } from '@kinformer/workqueue';
 import {
   WORKQUEUE_ADDS_TOTAL,
   WORKQUEUE_DEPTH,
@@ -8,8 +9,7 @@ import {
   WORKQUEUE_RETRIES_TOTAL,
   WORKQUEUE_UNFINISHED_WORK_SECONDS,
   WORKQUEUE_WORK_DURATION_SECONDS,
-  type MetricsProvider,
-} from '@kinformer/workqueue';
+} from '@kinformer/workqueue/internal';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { assertMetricNamesFree } from './assertMetricNamesFree.js';
 

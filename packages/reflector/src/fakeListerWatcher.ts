@@ -1,4 +1,5 @@
-import { abortError, type KubeList, type KubeObject } from '@kinformer/core';
+import { type KubeList, type KubeObject } from '@kinformer/core';
+import { abortError } from '@kinformer/core/internal';
 import { waitFor } from '@kinformer/core/internal';
 import { FakeWatchStream } from './fakeWatchStream.js';
 import type {

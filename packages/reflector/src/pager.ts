@@ -1,11 +1,6 @@
-import {
-  abortError,
-  ErrorCodes,
-  isExpiredError,
-  KinformerError,
-  type KubeList,
-  type ListMeta,
-} from '@kinformer/core';
+import { ErrorCodes, KinformerError, type KubeList, type ListMeta } from '@kinformer/core';
+import { abortError } from '@kinformer/core/internal';
+import { isExpiredError } from '@kinformer/core/internal';
 import type { ListOptions, RequestContext } from './listerWatcher.js';
 
 /** client-go's `pager.PageSize`: the default LIST chunk size. */

@@ -34,7 +34,7 @@ export const REFLECTOR_BACKOFF = {
 export const STORM_RETRY = { stepMs: 150, flatMs: 12_000, doublingMs: 5_000 } as const;
 
 /**
- * The reflector's default {@link Backoff} on `clock`: {@link REFLECTOR_BACKOFF}'s steps, capped while
+ * The reflector's default {@link Backoff} on `clock`: `REFLECTOR_BACKOFF`'s steps, capped while
  * the streak of failures is young (`STORM_RETRY`). A backoff passed as `ReflectorOptions.backoff`
  * is used as it is.
  */

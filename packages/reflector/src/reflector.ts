@@ -2,18 +2,16 @@ export type { ExpectedType, ReflectorOptions, ReflectorStats } from './reflector
 export { DEFAULT_STALL_MARGIN_MS } from './reflectorOptions.js';
 
 import {
-  componentLogger,
   ErrorCodes,
-  isExpiredError,
   isKinformerError,
-  isTooManyRequestsError,
   KinformerError,
   realClock,
   type Clock,
   type KubeObject,
   type Logger,
-  type Timer,
 } from '@kinformer/core';
+import { type Timer } from '@kinformer/core/internal';
+import { componentLogger, isExpiredError, isTooManyRequestsError } from '@kinformer/core/internal';
 import type { ListerWatcher, ReflectorStore, WatchOptions } from './listerWatcher.js';
 import type { ListState } from './listState.js';
 import { listOnce, type ListHost } from './reflectorList.js';

@@ -1,4 +1,5 @@
-import { ErrorCodes, isKinformerError, isTooManyRequestsError, KinformerError } from '@kinformer/core';
+import { ErrorCodes, isKinformerError, KinformerError } from '@kinformer/core';
+import { isTooManyRequestsError } from '@kinformer/core/internal';
 import type { WatchOptions } from './listerWatcher.js';
 
 /** How the reflector classifies the errors that end a LIST or a watch. Pure functions, no state. */

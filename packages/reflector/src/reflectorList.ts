@@ -1,11 +1,5 @@
-import {
-  ErrorCodes,
-  isExpiredError,
-  isTooLargeResourceVersionError,
-  KinformerError,
-  type KubeObject,
-  type Logger,
-} from '@kinformer/core';
+import { ErrorCodes, KinformerError, type KubeObject, type Logger } from '@kinformer/core';
+import { isExpiredError, isTooLargeResourceVersionError } from '@kinformer/core/internal';
 import type { ListerWatcher, ListOptions, ReflectorStore } from './listerWatcher.js';
 import { relistResourceVersion, type ListState } from './listState.js';
 import { DEFAULT_PAGE_SIZE, listAllPages, type PagedList } from './pager.js';

@@ -1,14 +1,13 @@
 import {
   deletionHandlingMetaNamespaceKeyFunc,
   ErrorCodes,
-  isExpiredError,
   isKinformerError,
-  isTooLargeResourceVersionError,
   type Clock,
   type KubeObject,
   type Logger,
-  type Timer,
 } from '@kinformer/core';
+import { type Timer } from '@kinformer/core/internal';
+import { isExpiredError, isTooLargeResourceVersionError } from '@kinformer/core/internal';
 import type { ReflectorStore, WatchOptions } from './listerWatcher.js';
 import { rewatchResourceVersion, type ListState } from './listState.js';
 import type { ReflectorStats } from './reflectorOptions.js';

@@ -1,4 +1,5 @@
-import { isExpiredError, isKinformerError, type KubeObject, type Logger } from '@kinformer/core';
+import { isKinformerError, type KubeObject, type Logger } from '@kinformer/core';
+import { isExpiredError } from '@kinformer/core/internal';
 import { faultSummary } from './reflectorErrors.js';
 
 /** What a {@link WatchErrorHandler} can see of the reflector that calls it. */

@@ -1,14 +1,14 @@
 import {
   ErrorCodes,
-  hasObjectMeta,
   isKinformerError,
   KinformerError,
   type Clock,
   type KubeObject,
   type Logger,
   type Status,
-  type Timer,
 } from '@kinformer/core';
+import { type Timer } from '@kinformer/core/internal';
+import { hasObjectMeta } from '@kinformer/core/internal';
 import type { ListerWatcher, WatchEvent, WatchEventType, WatchOptions } from './listerWatcher.js';
 import {
   faultSummary,

@@ -2,13 +2,13 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { kubeConfigListerWatchers } from '@kinformer/client-node';
 import {
-  componentLogger,
   ErrorCodes,
   isDeletedFinalStateUnknown,
   isKinformerError,
   KinformerError,
   realClock,
 } from '@kinformer/core';
+import { componentLogger } from '@kinformer/core/internal';
 import type { Clock, KubeObject, Logger } from '@kinformer/core';
 import { ApiEventRecorder } from '@kinformer/events';
 import type { EventRecorder } from '@kinformer/events';
@@ -103,7 +103,7 @@ export interface ManagerOptions {
   /**
    * What to cache of each kind: namespaces, selectors, metadata-only, a transform (a `project`ion),
    * keeping managedFields, or nothing at all (`uncached`: reads go to the API server). See
-   * {@link KindCachePolicy}.
+   * `KindCachePolicy`.
    */
   cache?: CacheOptions;
   /**

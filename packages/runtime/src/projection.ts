@@ -40,7 +40,7 @@ export type ProjectionIdentity = 'metadata.name' | 'metadata.namespace' | 'metad
 
 /**
  * What a {@link project}ion of `T` to paths `P` leaves: only those fields (and
- * {@link ProjectionIdentity}), each optional. Reading any other field does not compile.
+ * `ProjectionIdentity`), each optional. Reading any other field does not compile.
  */
 export type Projected<T, P extends string> = UnionToIntersection<PathObject<T, P | ProjectionIdentity>> &
   KubeObject;

@@ -3,7 +3,6 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import {
-  componentLogger,
   ErrorCodes,
   KinformerError,
   realClock,
@@ -12,6 +11,7 @@ import {
   type Logger,
   type ObjectMeta,
 } from '@kinformer/core';
+import { componentLogger } from '@kinformer/core/internal';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
 import { SYSTEM_NAMESPACES } from './registry/admission.js';

@@ -1,4 +1,5 @@
-import { ErrorCodes, KinformerError, type Timer } from '@kinformer/core';
+import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { type Timer } from '@kinformer/core/internal';
 import { WaitHeap } from './waitHeap.js';
 import { WorkQueue, type WorkQueueOptions } from './workQueue.js';
 

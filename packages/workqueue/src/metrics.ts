@@ -1,4 +1,5 @@
-import type { Clock, Timer } from '@kinformer/core';
+import type { Clock } from '@kinformer/core';
+import type { Timer } from '@kinformer/core/internal';
 
 /** Gauge `workqueue_depth`: how many items are waiting to be processed (added, not yet handed out). */
 export const WORKQUEUE_DEPTH = 'workqueue_depth';

@@ -1,12 +1,6 @@
-import {
-  abortError,
-  componentLogger,
-  ErrorCodes,
-  KinformerError,
-  realClock,
-  type Clock,
-  type Logger,
-} from '@kinformer/core';
+import { ErrorCodes, KinformerError, realClock, type Clock, type Logger } from '@kinformer/core';
+import { abortError } from '@kinformer/core/internal';
+import { componentLogger } from '@kinformer/core/internal';
 import { RingBuffer } from '@kinformer/core/internal';
 import { createQueueMetrics, type MetricsProvider, type QueueMetrics } from './metrics.js';
 

@@ -1,4 +1,5 @@
-import { KinformerError, type Status, type StatusCause } from '@kinformer/core';
+import { KinformerError, type Status } from '@kinformer/core';
+import { type StatusCause } from '@kinformer/core/internal';
 import type { ResourceType } from '../registry/resourceRegistry.js';
 
 /**

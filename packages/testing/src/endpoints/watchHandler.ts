@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { Clock, Status, Timer } from '@kinformer/core';
+import type { Clock, Status } from '@kinformer/core';
+import type { Timer } from '@kinformer/core/internal';
 import type { EventView, HistoryEvent } from '../storage/eventHistory.js';
 import { namespaceRange } from './listHandler.js';
 import {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock, Timer } from '@kinformer/core';
+import type { Clock } from '@kinformer/core';
+import type { Timer } from '@kinformer/core/internal';
 import {
   planDeletion,
   shouldDeleteDuringUpdate,

@@ -1,4 +1,5 @@
-import type { Clock, Timer } from '@kinformer/core';
+import type { Clock } from '@kinformer/core';
+import type { Timer } from '@kinformer/core/internal';
 
 /** Options of the lagging watch cache ({@link FakeApiServerOptions.watchCacheLag}). */
 export interface WatchCacheLagOptions {
