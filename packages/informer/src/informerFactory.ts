@@ -51,7 +51,7 @@ export interface InformerFactoryOptions {
   namespace?: string;
   /** Default resync period of every informer, ms. Default 0: no resync. */
   defaultResyncMs?: number;
-  /** Selectors for every informer (see {@link TweakListOptions}). */
+  /** Selectors for every informer (see `TweakListOptions`). */
   tweakListOptions?: TweakListOptions;
   /**
    * Transform applied to every object of every informer before it is cached (e.g.

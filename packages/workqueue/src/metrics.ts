@@ -57,19 +57,19 @@ export interface HistogramMetric {
  * objects are called on the queue's hot path: keep them cheap and never let them throw.
  */
 export interface MetricsProvider {
-  /** {@link WORKQUEUE_DEPTH}. */
+  /** `WORKQUEUE_DEPTH`. */
   newDepthMetric?(name: string): GaugeMetric;
-  /** {@link WORKQUEUE_ADDS_TOTAL}. */
+  /** `WORKQUEUE_ADDS_TOTAL`. */
   newAddsMetric?(name: string): CounterMetric;
-  /** {@link WORKQUEUE_QUEUE_DURATION_SECONDS}. */
+  /** `WORKQUEUE_QUEUE_DURATION_SECONDS`. */
   newLatencyMetric?(name: string): HistogramMetric;
-  /** {@link WORKQUEUE_WORK_DURATION_SECONDS}. */
+  /** `WORKQUEUE_WORK_DURATION_SECONDS`. */
   newWorkDurationMetric?(name: string): HistogramMetric;
-  /** {@link WORKQUEUE_UNFINISHED_WORK_SECONDS}; refreshed every 500 ms while the queue is not shut down. */
+  /** `WORKQUEUE_UNFINISHED_WORK_SECONDS`; refreshed every 500 ms while the queue is not shut down. */
   newUnfinishedWorkSecondsMetric?(name: string): SettableGaugeMetric;
-  /** {@link WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS}; refreshed every 500 ms while the queue is not shut down. */
+  /** `WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS`; refreshed every 500 ms while the queue is not shut down. */
   newLongestRunningProcessorSecondsMetric?(name: string): SettableGaugeMetric;
-  /** {@link WORKQUEUE_RETRIES_TOTAL}. */
+  /** `WORKQUEUE_RETRIES_TOTAL`. */
   newRetriesMetric?(name: string): CounterMetric;
 }
 
