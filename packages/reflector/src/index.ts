@@ -1,4 +1,12 @@
-export type { ListerWatcher, ListOptions, ReflectorStore, RequestContext, WatchEvent, WatchEventType, WatchOptions } from './listerWatcher.js';
+export type {
+  ListerWatcher,
+  ListOptions,
+  ReflectorStore,
+  RequestContext,
+  WatchEvent,
+  WatchEventType,
+  WatchOptions,
+} from './listerWatcher.js';
 export type { ReflectorOptions, ReflectorStats } from './reflectorOptions.js';
 export { Reflector } from './reflector.js';
 export { reflectorBackoff } from './recovery.js';
