@@ -3,7 +3,7 @@ import { ErrorCodes } from '@kinformer/core';
 import { InformerFactory } from '@kinformer/informer';
 import { waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
-import { CONTROLLER_RING_LABEL, drainLabel, shardLabel } from './controllerRing.js';
+import { CONTROLLER_RING_LABEL, defaultShardIdentity, drainLabel, shardLabel } from './controllerRing.js';
 import { kinds } from './kinds.js';
 import type { Manager } from './manager.js';
 import { predicates } from './predicates.js';
@@ -222,5 +222,40 @@ describe('ControllerRing shard mode', () => {
         leaderElection: { namespace: 'default', name: 'x' },
       }),
     ).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
+  });
+
+  it('defaults the identity to $POD_NAME, else a Lease-name-safe hostname, and refuses an identity kube would reject', () => {
+    const lease = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+    expect(defaultShardIdentity({ POD_NAME: 'op-0', HOSTNAME: 'Host' })).toBe('op-0');
+    const fromHost = defaultShardIdentity({ HOSTNAME: 'My_Host.Example' });
+    expect(fromHost).toMatch(/^my-host\.example-[a-z0-9]{8}$/);
+    for (const vars of [
+      {},
+      { HOSTNAME: '' },
+      { HOSTNAME: '_X_' },
+      { HOSTNAME: 'A'.repeat(80) },
+      { HOSTNAME: 'node-1.' },
+    ]) {
+      const id = defaultShardIdentity(vars);
+      expect(id).toMatch(lease);
+      expect(id.length).toBeLessThanOrEqual(63);
+    }
+    // Without $POD_NAME or an explicit identity, the Manager's shard Lease name is valid.
+    const saved = process.env['POD_NAME'];
+    delete process.env['POD_NAME'];
+    try {
+      const mgr = env.manager({
+        controllerRing: { name: RING, namespace: 'default', kinds: [kinds.configMaps] },
+      });
+      expect(mgr.shard()!.identity).toMatch(lease);
+    } finally {
+      if (saved !== undefined) process.env['POD_NAME'] = saved;
+    }
+    for (const identity of ['Host_abc', 'UPPER', 'a_b', '-a'])
+      expect(() =>
+        env.manager({
+          controllerRing: { name: RING, namespace: 'default', identity, kinds: [kinds.configMaps] },
+        }),
+      ).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
   });
 });

@@ -25,6 +25,27 @@ export const CONTROLLER_RING_LABEL = 'alpha.sharding.timebertt.dev/controllerrin
 const SHARD_PREFIX = 'shard.alpha.sharding.timebertt.dev/';
 const DRAIN_PREFIX = 'drain.alpha.sharding.timebertt.dev/';
 
+/** A DNS subdomain name (lowercase): what a Lease name must be. */
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/**
+ * A shard's default identity: `$POD_NAME`, else the hostname lowercased (other characters than
+ * `[-a-z0-9.]` become `-`), `-` and a random suffix, within 63 characters: a valid Lease name and
+ * label value.
+ */
+export function defaultShardIdentity(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  const pod = env['POD_NAME'];
+  if (pod) return pod;
+  const host = (env['HOSTNAME'] ?? '')
+    .toLowerCase()
+    .replace(/[^-a-z0-9.]/g, '-')
+    .slice(0, 54)
+    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '');
+  return `${host || 'kinformer'}-${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}`;
+}
+
 /** `shard.alpha.sharding.timebertt.dev/<ring>`: its value names the shard an object is assigned to. */
 export function shardLabel(ring: string): string {
   return SHARD_PREFIX + ring;
@@ -44,7 +65,11 @@ export interface ManagerControllerRingOptions {
   name: string;
   /** The namespace of the shard Lease. */
   namespace: string;
-  /** This shard's identity: the Lease's name and `holderIdentity` (default `$POD_NAME`, else the hostname and a suffix). */
+  /**
+   * This shard's identity: the Lease's name, its `holderIdentity` and a label value, so a DNS
+   * subdomain name of at most 63 characters (default `$POD_NAME`, else the lowercased hostname, `-`
+   * and a random suffix).
+   */
   identity?: string;
   /**
    * The ring's resources: the `ControllerRing`'s `spec.resources` and their `controlledResources`.
@@ -76,15 +101,11 @@ export class ControllerRing {
       new KinformerError(ErrorCodes.INVALID_OPTION, message, { details: { option: 'controllerRing' } });
     if (typeof options.name !== 'string' || options.name === '' || options.name.length > 63)
       throw invalid(`controllerRing.name must have 1 to 63 characters, got ${JSON.stringify(options.name)}`);
-    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(options.name))
+    if (!DNS_SUBDOMAIN.test(options.name))
       throw invalid(`controllerRing.name must be a DNS subdomain name, got ${JSON.stringify(options.name)}`);
-    if (
-      identity === '' ||
-      identity.length > 63 ||
-      !/^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(identity)
-    )
+    if (identity === '' || identity.length > 63 || !DNS_SUBDOMAIN.test(identity))
       throw invalid(
-        `the shard identity is a Lease name and a label value (at most 63 characters), got ${JSON.stringify(identity)}`,
+        `the shard identity is a Lease name and a label value (a DNS subdomain name of at most 63 characters), got ${JSON.stringify(identity)}`,
       );
     const ringKinds: readonly Kind[] = options.kinds;
     if (ringKinds.length === 0) throw invalid('controllerRing.kinds names the ring resources (at least one)');

@@ -23,7 +23,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { CachePolicies, informerScope, kindNotCachedError } from './cachePolicy.js';
 import type { CacheOptions, InformerEntry } from './cachePolicy.js';
 import { ControllerBuilder } from './controllerBuilder.js';
-import { ControllerRing } from './controllerRing.js';
+import { ControllerRing, defaultShardIdentity } from './controllerRing.js';
 import type { ManagerControllerRingOptions } from './controllerRing.js';
 import type { ControllerSpec, SourceOptions, SourceSpec } from './controllerBuilder.js';
 import { kindString } from './kinds.js';
@@ -211,7 +211,7 @@ export class Manager {
           ErrorCodes.INVALID_OPTION,
           'controllerRing and leaderElection exclude each other: a shard runs under its shard Lease',
         );
-      const ring = new ControllerRing(ringOptions, ringOptions.identity ?? defaultIdentity());
+      const ring = new ControllerRing(ringOptions, ringOptions.identity ?? defaultShardIdentity());
       this.#ring = ring;
       leaseLabels = ring.leaseLabels();
       // The shard Lease is leader election on a Lease of one's own: name = holderIdentity = identity.
