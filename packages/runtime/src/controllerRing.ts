@@ -3,6 +3,7 @@ import type { KubeObject, Logger } from '@kinformer/core';
 import type { ResourceLock } from '@kinformer/leader-election';
 import { kindString } from './kinds.js';
 import type { Kind } from './kinds.js';
+import { and, or } from './predicates.js';
 import type { Predicate } from './predicates.js';
 import type { ReconcileContext, ReconcileHook, ReconcileResult } from './reconcileContext.js';
 
@@ -149,14 +150,13 @@ export class ControllerRing {
    */
   predicates(user: readonly Predicate[]): Predicate[] {
     if (user.length === 0) return [];
-    const all = (fn: (p: Predicate) => boolean): boolean => user.every(fn);
-    return [
-      {
-        create: (obj) => this.draining(obj) || all((p) => p.create?.(obj) ?? true),
-        update: (o, n) => this.draining(n) || all((p) => p.update?.(o, n) ?? true),
-        delete: (obj) => all((p) => p.delete?.(obj) ?? true),
-      },
-    ];
+    // A delete is not a drain: it passes only on the user predicates.
+    const isDraining: Predicate = {
+      create: (obj) => this.draining(obj),
+      update: (_, n) => this.draining(n),
+      delete: () => false,
+    };
+    return [or(isDraining, and(...user))];
   }
 
   /**
