@@ -1,4 +1,5 @@
 import { ObjectClient } from '@kinformer/client-node';
+import { ErrorCodes } from '@kinformer/core';
 import { captureLogs, LEVEL, serverPod, waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import { kinds } from './kinds.js';
@@ -102,6 +103,12 @@ describe('Manager cache policy', () => {
     expect(cachedCopy?.data).toBeUndefined();
     expect((await mgr.read(kinds.configMaps, 'default/c'))?.data).toEqual({ v: '1' });
     expect(await mgr.read(kinds.configMaps, 'default/missing')).toBeUndefined();
+    // A malformed key is the core key error, not a GET of a name with a slash in it.
+    const getsBefore = gets.length;
+    await expect(mgr.read(kinds.configMaps, 'default/a/b')).rejects.toMatchObject({
+      code: ErrorCodes.INVALID_KEY,
+    });
+    expect(gets).toHaveLength(getsBefore);
     expect(() => mgr.get(kinds.configMaps, 'default/c')).toThrow(
       expect.objectContaining({ code: 'ERR_KIND_NOT_CACHED', message: expect.stringContaining('mgr.read') }),
     );

@@ -7,6 +7,7 @@ import {
   isKinformerError,
   KinformerError,
   realClock,
+  splitMetaNamespaceKey,
 } from '@kinformer/core';
 import { componentLogger } from '@kinformer/core/internal';
 import type { Clock, KubeObject, Logger } from '@kinformer/core';
@@ -342,9 +343,7 @@ export class Manager {
     options: { signal?: AbortSignal } = {},
   ): Promise<T | undefined> {
     if (this.#cache.of(kind)?.uncached !== true) return this.get(kind, key);
-    const slash = key.indexOf('/');
-    const ref = slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-    return await this.client.get(kind, ref, options);
+    return await this.client.get(kind, splitMetaNamespaceKey(key), options);
   }
 
   #findInformer(
