@@ -5,6 +5,7 @@ import { waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
 import { CONTROLLER_RING_LABEL, defaultShardIdentity, drainLabel, shardLabel } from './controllerRing.js';
 import { kinds } from './kinds.js';
+import type { ManagerControllerRingOptions } from './controllerRing.js';
 import type { Manager } from './manager.js';
 import { predicates } from './predicates.js';
 import { TestEnv } from './testing.js';
@@ -216,6 +217,15 @@ describe('ControllerRing shard mode', () => {
         controllerRing: { name: 'x'.repeat(64), namespace: 'default', kinds: [kinds.configMaps] },
       }),
     ).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
+    // There is no `lock` option: the shard Lease is always the labelled LeaseLock the sharder watches.
+    const ringOptions: ManagerControllerRingOptions = {
+      name: RING,
+      namespace: 'default',
+      kinds: [kinds.configMaps],
+      // @ts-expect-error controllerRing takes no lock
+      lock: undefined,
+    };
+    expect(ringOptions.name).toBe(RING);
     expect(() =>
       env.manager({
         controllerRing: { name: RING, namespace: 'default', identity: 'a', kinds: [kinds.configMaps] },

@@ -1,6 +1,5 @@
 import { ErrorCodes, KinformerError } from '@kinformer/core';
 import type { KubeObject, Logger } from '@kinformer/core';
-import type { ResourceLock } from '@kinformer/leader-election';
 import { kindString } from './kinds.js';
 import type { Kind } from './kinds.js';
 import { and, or } from './predicates.js';
@@ -83,8 +82,6 @@ export interface ManagerControllerRingOptions {
   renewDeadlineMs?: number;
   /** Default 2 s. */
   retryPeriodMs?: number;
-  /** Campaign on this lock instead of the shard Lease (tests). */
-  lock?: ResourceLock;
   /** Called when this shard starts holding its Lease (`true`) and when its controllers have stopped (`false`). */
   onLeadershipChange?: (leading: boolean) => void;
 }

@@ -228,7 +228,6 @@ export class Manager {
           ? {}
           : { renewDeadlineMs: ringOptions.renewDeadlineMs }),
         ...(ringOptions.retryPeriodMs === undefined ? {} : { retryPeriodMs: ringOptions.retryPeriodMs }),
-        ...(ringOptions.lock === undefined ? {} : { lock: ringOptions.lock }),
         ...(ringOptions.onLeadershipChange === undefined
           ? {}
           : { onLeadershipChange: ringOptions.onLeadershipChange }),
