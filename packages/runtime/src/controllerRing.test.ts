@@ -211,6 +211,36 @@ describe('ControllerRing shard mode', () => {
     expect([...windows.keys()]).toEqual(['default/mine']);
   });
 
+  it('the shard Lease takes the ring timings and reports leadership to onLeadershipChange', async () => {
+    const changes: boolean[] = [];
+    const mgr = env.manager({
+      name: 'shard-t',
+      controllerRing: {
+        name: RING,
+        namespace: 'default',
+        identity: 'shard-t',
+        kinds: [kinds.configMaps],
+        leaseDurationMs: 21_000,
+        renewDeadlineMs: 14_000,
+        retryPeriodMs: 200,
+        onLeadershipChange: (leading) => changes.push(leading),
+      },
+    });
+    mgr
+      .controller('cm')
+      .for(kinds.configMaps)
+      .reconcile(() => undefined);
+    const stop = env.run(mgr);
+    await waitFor(() => mgr.isLeader(), { timeoutMs: 30_000 });
+    await waitFor(() => changes.length >= 1);
+    const lease = env.server.get<V1Lease>(kinds.leases, 'default/shard-t');
+    expect(lease.spec?.leaseDurationSeconds).toBe(21);
+    expect(lease.spec?.holderIdentity).toBe('shard-t');
+    expect(changes).toEqual([true]);
+    await stop();
+    expect(changes).toEqual([true, false]);
+  });
+
   it('refuses a ring name that cannot be a label key, and leaderElection with a ring', async () => {
     expect(() =>
       env.manager({

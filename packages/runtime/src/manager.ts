@@ -216,23 +216,9 @@ export class Manager {
       this.#ring = ring;
       leaseLabels = ring.leaseLabels();
       // The shard Lease is leader election on a Lease of one's own: name = holderIdentity = identity.
-      le = {
-        namespace: ringOptions.namespace,
-        name: ring.identity,
-        identity: ring.identity,
-        releaseOnCancel: true,
-        ...(ringOptions.leaseDurationMs === undefined
-          ? {}
-          : { leaseDurationMs: ringOptions.leaseDurationMs }),
-        ...(ringOptions.renewDeadlineMs === undefined
-          ? {}
-          : { renewDeadlineMs: ringOptions.renewDeadlineMs }),
-        ...(ringOptions.retryPeriodMs === undefined ? {} : { retryPeriodMs: ringOptions.retryPeriodMs }),
-        ...(ringOptions.onLeadershipChange === undefined
-          ? {}
-          : { onLeadershipChange: ringOptions.onLeadershipChange }),
-      };
-      this.#leaderElectionOptions = le;
+      // The rest (namespace, the Lease timings, onLeadershipChange) carries over as it is.
+      const { name: _ring, identity: _identity, kinds: _kinds, ...lease } = ringOptions;
+      le = { ...lease, name: ring.identity, identity: ring.identity, releaseOnCancel: true };
     }
     if (le) {
       if (kubeConfig === undefined)
@@ -254,7 +240,7 @@ export class Manager {
         ...(le.retryPeriodMs === undefined ? {} : { retryPeriodMs: le.retryPeriodMs }),
         ...(options.logger === undefined ? {} : { logger: options.logger }),
         callbacks: {
-          onStartedLeading: (signal) => this.#lead(signal),
+          onStartedLeading: (signal) => this.#lead(signal, le.onLeadershipChange),
           onStoppedLeading: () => {
             if (!this.#leading) return;
             this.#leading = false;
@@ -413,12 +399,6 @@ export class Manager {
     return this.#elector?.identity;
   }
 
-  #leaderElectionOptions: ManagerLeaderElectionOptions | undefined;
-
-  get #leaderElection(): ManagerLeaderElectionOptions | undefined {
-    return this.#leaderElectionOptions ?? (this.#options.leaderElection || undefined);
-  }
-
   /**
    * Shard mode: the ring, this shard's identity and label selector, and how many drains it
    * acknowledged; `undefined` without `controllerRing`.
@@ -562,10 +542,13 @@ export class Manager {
   readonly #leaderRuns: Promise<void>[] = [];
 
   /** Called when this replica starts leading: runs the leader-only controllers until `signal` aborts. */
-  async #lead(signal: AbortSignal): Promise<void> {
+  async #lead(
+    signal: AbortSignal,
+    onLeadershipChange: ((leading: boolean) => void) | undefined,
+  ): Promise<void> {
     this.#leading = true;
     this.#logger.info('leading: starting controllers');
-    safely(() => this.#leaderElection?.onLeadershipChange?.(true), this.#logger);
+    safely(() => onLeadershipChange?.(true), this.#logger);
     const workers = this.#leadWorkers!;
     const both = AbortSignal.any([signal, workers]);
     const leaders = this.#controllers.filter((c) => c.leader).map((c) => c.controller);
