@@ -22,6 +22,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { ListWatch } from '@kubernetes/client-node';
 import type { Watch } from '@kubernetes/client-node';
 import { benchKubeConfig } from './benchKubeConfig.js';
+import { gcHeap } from './heap.js';
 import { makeRealisticPod } from './realisticPods.js';
 
 const SECRETS = 5000;
@@ -49,13 +50,6 @@ interface ChildResult {
   syncMs: number;
   /** Secret bomb: reading an unconfigured kind threw ERR_KIND_NOT_CACHED and started no informer. */
   typedError?: boolean;
-}
-
-function gcHeap(): number {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc === undefined) throw new Error('run with node --expose-gc');
-  for (let i = 0; i < 4; i++) gc();
-  return process.memoryUsage().heapUsed;
 }
 
 function secret(i: number, namespace: string, bytes: number): KubeObject & { data: Record<string, string> } {

@@ -20,6 +20,7 @@ import { Reflector } from '@kinformer/reflector';
 import { FakeApiServer } from '@kinformer/testing';
 import { ListWatch } from '@kubernetes/client-node';
 import { benchKubeConfig } from './benchKubeConfig.js';
+import { gcHeap } from './heap.js';
 import { makeRealisticPod } from './realisticPods.js';
 
 type Mode = 'single' | 'server' | 'client' | 'client-node';
@@ -31,13 +32,6 @@ interface ChildResult {
   objects: number;
   syncMs: number;
   filterMode?: string;
-}
-
-function gcHeap(): number {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc === undefined) throw new Error('run with node --expose-gc');
-  for (let i = 0; i < 4; i++) gc();
-  return process.memoryUsage().heapUsed;
 }
 
 async function child(url: string, mode: Mode, replica: number, replicas: number): Promise<void> {
