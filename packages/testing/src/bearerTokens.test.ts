@@ -36,4 +36,12 @@ describe('FakeApiServer.requireBearerTokens', () => {
     expect((await get()).status).toBe(200);
     expect(server.requests.map((r) => r.status)).toEqual([200, 401, 401, 401, 200, 200]);
   });
+
+  it('answers 401 to /openapi/v3 without a listed token (authentication wraps every route)', async () => {
+    server.requireBearerTokens(['a']);
+    const open = (token: string): Promise<Response> =>
+      fetch(`${server.url}/openapi/v3`, { headers: { Authorization: `Bearer ${token}` } });
+    expect((await open('b')).status).toBe(401);
+    expect((await open('a')).status).toBe(200);
+  });
 });

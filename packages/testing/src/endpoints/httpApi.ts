@@ -215,11 +215,13 @@ export class HttpApi {
     // is still authenticated by any other authenticator (here: any bearer token), else 401.
     if (identity?.invalidCertificate === true && req.headers.authorization === undefined)
       throw unauthorizedError();
+    // WithAuthentication wraps every handler, /openapi/* included (apiserver/pkg/server/config.go
+    // DefaultBuildHandlerChain): an unauthenticated request is 401 before any route.
+    if (!this.#authenticated(req, identity)) throw unauthorizedError();
     if (path.kind === 'unknown' && method === 'GET' && url.pathname.startsWith('/openapi/')) {
       this.#serveOpenApi(req, res, url.pathname);
       return;
     }
-    if (!this.#authenticated(req, identity)) throw unauthorizedError();
     if (path.kind === 'unknown') {
       sendPlain(res, 404, '404 page not found\n');
       return;
