@@ -320,6 +320,9 @@ export class HttpApi {
               now: ctx.clock.now(),
             },
             config,
+            () => {
+              if (ctx.namespaceLifecycle) checkNamespace(ctx.registry, ctx.store, path.type, path.namespace);
+            },
           );
           sendJson(res, created ? 201 : 200, entry.typedJson(), pretty);
           return;

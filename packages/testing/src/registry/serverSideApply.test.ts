@@ -76,6 +76,22 @@ describe('server-side apply', () => {
     ]);
   });
 
+  test('an apply that creates runs NamespaceLifecycle: a missing namespace is 404 and nothing is stored', async () => {
+    server = await FakeApiServer.start();
+    const res = await apply(
+      '/apis/apps/v1/namespaces/nope/deployments/web',
+      deployment(1),
+      'fieldManager=ci',
+    );
+    expect(res.status).toBe(404);
+    expect(res.json).toMatchObject({
+      kind: 'Status',
+      reason: 'NotFound',
+      details: { kind: 'namespaces', name: 'nope' },
+    });
+    expect(server.list('deployments.apps', 'nope')).toEqual([]);
+  });
+
   test('re-applying the same configuration writes nothing; a YAML body works as JSON does', async () => {
     server = await FakeApiServer.start();
     await apply(`${DEPLOYS}/web`, deployment(2), 'fieldManager=ci');

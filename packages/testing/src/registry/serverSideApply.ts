@@ -174,6 +174,12 @@ export function serveApply(
   store: ObjectStore,
   request: ApplyRequest,
   config: JsonObject,
+  /**
+   * Create admission when the apply creates the object (HTTP: NamespaceLifecycle). kube's
+   * `handlers/patch.go` (`applyPatcher` via `patchResource`) runs the create admission chain when
+   * the object does not exist yet, as a POST would.
+   */
+  admitCreate?: (created: JsonObject) => void,
 ): { entry: StoredEntry; created: boolean } {
   const { type, namespace, name, subresource } = request;
   checkAppliedConfiguration(type, config);
@@ -189,6 +195,7 @@ export function serveApply(
     if (subresource !== undefined) throw notFoundError(type, name);
     const created = applyToObject(ctx, undefined, config, request.force);
     const meta = { ...rec(created.metadata), name };
+    admitCreate?.({ ...created, metadata: meta });
     const entry = store.create(
       type,
       type.namespaced ? namespace : undefined,
