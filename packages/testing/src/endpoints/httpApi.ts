@@ -16,7 +16,7 @@ import type { JsonObject } from '../registry/fieldSets.js';
 import { openApiV2Document, openApiV3Document, openApiV3Index } from './openapi.js';
 import { decodeKubeProtobuf, isProtobuf, ProtobufError } from './protobuf.js';
 import { isReview, review } from '../registry/reviews.js';
-import { includeObjectOf, toTable } from './table.js';
+import { includeObjectOf, objectTable, toTable } from './table.js';
 import type { FakeApiServerFaults, RequestVerb } from '../faults/faults.js';
 import type { DeleteBehaviour } from '../registry/gracefulDeletion.js';
 import { serveList } from './listHandler.js';
@@ -509,7 +509,7 @@ export class HttpApi {
       path.namespace,
       representation === 'table' ? 'full' : representation,
       representation === 'table'
-        ? (line) => tableEventLine(line, (obj) => toTable(type, [obj], {}, includeObject, ctx.clock.now()))
+        ? tableEventLine(objectTable(type, includeObject), () => ctx.clock.now())
         : undefined,
     );
     await watcher.start();
@@ -662,13 +662,18 @@ function deleteOptions(
 }
 
 /**
- * A watch event line as a Table event (`handlers/watch.go` transforms each event's object): the
- * object becomes a one-row Table; BOOKMARK and ERROR events pass unchanged.
+ * The transform of a Table watch's object event lines (`handlers/watch.go` transforms each event's
+ * object): the object becomes a one-row Table. The watcher applies it to ADDED/MODIFIED/DELETED
+ * lines only, never to bookmarks, errors or injected lines.
  */
-function tableEventLine(line: string, table: (obj: JsonObject) => JsonObject): string {
-  const event = JSON.parse(line) as { type: string; object: JsonObject };
-  if (event.type === 'BOOKMARK' || event.type === 'ERROR') return line;
-  return `${JSON.stringify({ type: event.type, object: table(event.object) })}\n`;
+function tableEventLine(
+  table: (obj: JsonObject, now: number) => JsonObject,
+  now: () => number,
+): (line: string) => string {
+  return (line) => {
+    const event = JSON.parse(line) as { type: string; object: JsonObject };
+    return `${JSON.stringify({ type: event.type, object: table(event.object, now()) })}\n`;
+  };
 }
 
 /** 406 for `/openapi/v2` in protobuf (the fake serves it in JSON only). */

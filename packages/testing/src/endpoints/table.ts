@@ -489,7 +489,25 @@ export function toTable(
   includeObject: IncludeObject,
   now: number,
 ): JsonObject {
+  return tableOf(printerFor(type), objects, listMeta, includeObject, now);
+}
+
+/** A one-row Table per object, with the printer of `type` resolved once (a Table watch). */
+export function objectTable(
+  type: ResourceType,
+  includeObject: IncludeObject,
+): (obj: Obj, now: number) => JsonObject {
   const printer = printerFor(type);
+  return (obj, now) => tableOf(printer, [obj], {}, includeObject, now);
+}
+
+function tableOf(
+  printer: Printer,
+  objects: readonly Obj[],
+  listMeta: JsonObject,
+  includeObject: IncludeObject,
+  now: number,
+): JsonObject {
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',

@@ -267,7 +267,10 @@ export class Watcher implements EventSink {
         else if (!now) return;
       }
     }
-    this.#enqueue(event.line(view, this.representation === 'partial'));
+    const line = event.line(view, this.representation === 'partial');
+    // Only an object event is transformed (a Table watch: handlers/watch.go transforms each event's
+    // object); bookmarks, errors and injected lines go as they are.
+    this.#enqueue(this.#transform === undefined ? line : this.#transform(line));
     this.#lastSentRV = event.rev;
     if (this.#live) this.#checkSlowConsumer();
   }
@@ -423,7 +426,7 @@ export class Watcher implements EventSink {
 
   #enqueue(line: string): void {
     if (this.#closed) return;
-    this.#queue.push(this.#transform === undefined ? line : this.#transform(line));
+    this.#queue.push(line);
     this.#schedulePump();
   }
 

@@ -251,6 +251,28 @@ describe('injections into watch streams', () => {
     expect((await w.next()).object.metadata?.name).toBe('after');
   });
 
+  test('on a Table watch the injected lines go as they are (no Table transform) and objects are Tables', async () => {
+    server = await FakeApiServer.start();
+    const w = await WatchReader.open(
+      `${server.url}/api/v1/namespaces/default/pods?watch=true&resourceVersion=${server.resourceVersion}`,
+      { headers: { Accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' } },
+    );
+    readers.push(w);
+    await server.waitForWatchers(1);
+    expect(server.faults.injectIntoWatches('malformed-line')).toBe(1);
+    expect(server.faults.injectIntoWatches('null-object')).toBe(1);
+    server.create('pods', serverPod('after'));
+    expect(await w.nextLine()).toBe('{"type":"ADDED","object":{not json}}');
+    expect(await w.nextLine()).toBe('{"type":"ADDED","object":null}');
+    const table = JSON.parse((await w.nextLine())!) as {
+      type: string;
+      object: { kind: string; rows: unknown[] };
+    };
+    expect(table.type).toBe('ADDED');
+    expect(table.object.kind).toBe('Table');
+    expect(table.object.rows).toHaveLength(1);
+  });
+
   test('a truncated line is followed by a connection reset', async () => {
     server = await FakeApiServer.start();
     const w = await watch();
