@@ -26,7 +26,7 @@ import { HttpApi } from './endpoints/httpApi.js';
 import { jsonClone } from './api/jsonClone.js';
 import { ObjectStore, type DeletePreconditions } from './storage/objectStore.js';
 import type { PatchType } from './registry/patch.js';
-import type { RecordedRequest, RequestRecord } from './endpoints/recordedRequest.js';
+import type { RecordedRequest } from './endpoints/recordedRequest.js';
 import {
   DEFAULT_RESOURCES,
   ResourceRegistry,
@@ -226,7 +226,7 @@ export class FakeApiServer {
   readonly #tlsClientErrors: TlsClientError[] = [];
   readonly #registry: ResourceRegistry;
   readonly #watchers = new Set<Watcher>();
-  readonly #requests: RequestRecord[] = [];
+  readonly #requests: RecordedRequest[] = [];
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #cache: WatchCacheLag | undefined;

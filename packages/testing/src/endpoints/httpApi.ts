@@ -30,7 +30,7 @@ import {
 import { negotiate, type Representation, type ResponseTarget } from './negotiation.js';
 import type { DeletePreconditions, ObjectStore } from '../storage/objectStore.js';
 import { patchTypeOf, type PatchType } from '../registry/patch.js';
-import { RequestRecord } from './recordedRequest.js';
+import { recordRequest, type RecordedRequest } from './recordedRequest.js';
 import type { ResourceRegistry } from '../registry/resourceRegistry.js';
 import {
   isPrettyAgent,
@@ -83,7 +83,7 @@ export interface HttpApiContext {
   /** The server's URL (discovery's `serverAddressByClientCIDRs` fallback). */
   readonly url: string;
   /** Where requests are recorded, or undefined when they are not. */
-  readonly requests: RequestRecord[] | undefined;
+  readonly requests: RecordedRequest[] | undefined;
   /** True once the server is closing (new watches are refused). */
   closing(): boolean;
   /** NamespaceLifecycle admission: creates into a namespace that does not exist get 404. */
@@ -176,7 +176,7 @@ export class HttpApi {
     if (requests === undefined) return;
     const resourcePath = path.kind === 'resource' ? path : undefined;
     requests.push(
-      new RequestRecord(
+      recordRequest(
         {
           method: req.method ?? 'GET',
           path: url.pathname,

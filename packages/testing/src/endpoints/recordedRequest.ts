@@ -35,47 +35,15 @@ export interface RecordedRequest {
   readonly status: number | undefined;
 }
 
-/** @internal A {@link RecordedRequest} whose status is read from the live response. */
-export class RequestRecord implements RecordedRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly query: Readonly<Record<string, string>>;
-  readonly verb: RequestVerb | undefined;
-  readonly resource: string | undefined;
-  readonly group: string | undefined;
-  readonly version: string | undefined;
-  readonly namespace: string | undefined;
-  readonly name: string | undefined;
-  readonly subresource: string | undefined;
-  readonly accept: string | undefined;
-  readonly contentType: string | undefined;
-  readonly receivedAt: number;
-  readonly user: string | undefined;
-  readonly #res: ServerResponse;
-
-  constructor(fields: Omit<RecordedRequest, 'status'>, res: ServerResponse) {
-    this.method = fields.method;
-    this.path = fields.path;
-    this.query = fields.query;
-    this.verb = fields.verb;
-    this.resource = fields.resource;
-    this.group = fields.group;
-    this.version = fields.version;
-    this.namespace = fields.namespace;
-    this.name = fields.name;
-    this.subresource = fields.subresource;
-    this.accept = fields.accept;
-    this.contentType = fields.contentType;
-    this.receivedAt = fields.receivedAt;
-    this.user = fields.user;
-    this.#res = res;
-  }
-
-  get status(): number | undefined {
-    return this.#res.headersSent ? this.#res.statusCode : undefined;
-  }
-
-  toJSON(): RecordedRequest {
-    return { ...this, status: this.status };
-  }
+/**
+ * @internal A {@link RecordedRequest} whose `status` is read from the live response (an enumerable
+ * getter, so spreading or serialising the record includes the status of the moment).
+ */
+export function recordRequest(fields: Omit<RecordedRequest, 'status'>, res: ServerResponse): RecordedRequest {
+  return {
+    ...fields,
+    get status(): number | undefined {
+      return res.headersSent ? res.statusCode : undefined;
+    },
+  };
 }
