@@ -586,3 +586,32 @@ describe('metadata-only lists (§8)', () => {
     expect(proto.status).toBe(406);
   });
 });
+
+describe('Table selectors', () => {
+  test("a Deployment's Selector column is FormatLabelSelector's form: requirements sorted by key", async () => {
+    server = await FakeApiServer.start();
+    const labels = { tier: 'web', app: 'shop' };
+    server.create('deployments.apps', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        selector: {
+          matchLabels: labels,
+          matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['qa', 'dev'] }],
+        },
+        template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    } as never);
+    const res = await request(`${server.url}/apis/apps/v1/namespaces/default/deployments`, {
+      headers: { Accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' },
+    });
+    const table = res.json as unknown as {
+      columnDefinitions: Array<{ name: string }>;
+      rows: Array<{ cells: unknown[] }>;
+    };
+    const at = table.columnDefinitions.findIndex((c) => c.name === 'Selector');
+    expect(at).toBeGreaterThan(0);
+    expect(table.rows[0]!.cells[at]).toBe('app=shop,env notin (dev,qa),tier=web');
+  });
+});

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../registry/fieldSets.js';
 import type { PrinterColumn, ResourceType } from '../registry/resourceRegistry.js';
+import { selectorString } from '../registry/scale.js';
 import { rec, text } from '../storage/storedForm.js';
 
 /**
@@ -80,20 +81,14 @@ function formatLabels(value: unknown): string {
   return entries.length === 0 ? '<none>' : entries.map(([k, v]) => `${k}=${String(v)}`).join(',');
 }
 
-/** `metav1.FormatLabelSelector`. */
+/** `metav1.FormatLabelSelector`: `LabelSelectorAsSelector(s).String()`, `<none>` if empty, `<error>` if invalid. */
 function formatSelector(selector: unknown): string {
-  const s = rec(selector);
-  const parts = Object.entries(rec(s.matchLabels)).map(([k, v]) => `${k}=${String(v)}`);
-  for (const e of arr(s.matchExpressions)) {
-    const r = rec(e);
-    const values = arr(r.values).map(String).join(',');
-    const op = text(r.operator);
-    if (op === 'In') parts.push(`${text(r.key)} in (${values})`);
-    else if (op === 'NotIn') parts.push(`${text(r.key)} notin (${values})`);
-    else if (op === 'Exists') parts.push(text(r.key));
-    else if (op === 'DoesNotExist') parts.push(`!${text(r.key)}`);
+  let out: string;
+  try {
+    out = selectorString(selector);
+  } catch {
+    return '<error>';
   }
-  const out = parts.join(',');
   return out === '' ? '<none>' : out;
 }
 

@@ -1,3 +1,4 @@
+import { labelSelectorFromObject, type LabelSelectorObject } from '@kinformer/core';
 import type { JsonObject } from './fieldSets.js';
 import type { ObjectStore } from '../storage/objectStore.js';
 import type { ResourceType } from './resourceRegistry.js';
@@ -42,34 +43,14 @@ function writePath(obj: JsonObject, jsonPath: string, value: unknown): JsonObjec
   return out;
 }
 
-/** `metav1.LabelSelectorAsSelector(selector).String()`: `a=b,c in (x,y),!d`, requirements sorted by key. */
+/**
+ * `metav1.LabelSelectorAsSelector(selector).String()` (core's {@link labelSelectorFromObject}):
+ * `a=b,c in (x,y),!d`, requirements sorted by key; `''` for no selector.
+ * @throws KinformerError `ERR_INVALID_SELECTOR` for a malformed selector (kube: an error too).
+ */
 export function selectorString(selector: unknown): string {
-  const sel = rec(selector);
-  const parts: Array<[string, string]> = [];
-  for (const [key, value] of Object.entries(rec(sel.matchLabels))) parts.push([key, `${key}=${text(value)}`]);
-  for (const raw of Array.isArray(sel.matchExpressions) ? (sel.matchExpressions as unknown[]) : []) {
-    const e = rec(raw);
-    const key = text(e.key);
-    const values = (Array.isArray(e.values) ? (e.values as unknown[]).map(text) : []).sort();
-    switch (e.operator) {
-      case 'In':
-        parts.push([key, `${key} in (${values.join(',')})`]);
-        break;
-      case 'NotIn':
-        parts.push([key, `${key} notin (${values.join(',')})`]);
-        break;
-      case 'Exists':
-        parts.push([key, key]);
-        break;
-      case 'DoesNotExist':
-        parts.push([key, `!${key}`]);
-        break;
-    }
-  }
-  return parts
-    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    .map((p) => p[1])
-    .join(',');
+  if (typeof selector !== 'object' || selector === null) return '';
+  return labelSelectorFromObject(selector as LabelSelectorObject).toString();
 }
 
 /** The `Scale` of a stored object of a type with the `scale` subresource. */
