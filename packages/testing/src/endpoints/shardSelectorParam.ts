@@ -30,7 +30,7 @@ export function decodeShardSelector(text: string | null, enabled: boolean): Shar
 
 /** True when the stored object falls in the selector's ranges. */
 export function shardMatches(selector: ShardSelector, entry: StoredEntry): boolean {
-  return selector.matches(entry.obj);
+  return selector.matchesHash(entry.shardHash(selector.field));
 }
 
 /** The `,"shardInfo":{…}` member of a list's metadata, or `''` when no selector was applied. */

@@ -1,4 +1,4 @@
-import type { KubeObject } from '@kinformer/core';
+import { shardHash, type KubeObject, type ShardSelector } from '@kinformer/core';
 import type { JsonObject } from '../registry/fieldSets.js';
 import { jsonClone } from '../api/jsonClone.js';
 import type { ResourceType } from '../registry/resourceRegistry.js';
@@ -26,6 +26,8 @@ export class StoredEntry {
   #typed: string | undefined;
   #partial: string | undefined;
   #fields: Record<string, string> | undefined;
+  #uidHash: string | undefined;
+  #namespaceHash: string | undefined;
 
   constructor(type: ResourceType, namespace: string, name: string, obj: StoredObject, rev: number) {
     this.type = type;
@@ -65,6 +67,17 @@ export class StoredEntry {
   /** The object's selectable fields (computed once). */
   fields(): Record<string, string> {
     return (this.#fields ??= this.type.fieldSet.fields(this.obj));
+  }
+
+  /**
+   * The shard hash (`shardHash`, FNV-1a 64) of `metadata.uid` or `metadata.namespace` (a missing
+   * field hashes `''`), computed once per stored state: every sharded watcher reads it per event.
+   */
+  shardHash(field: ShardSelector['field']): string {
+    const meta = this.obj.metadata;
+    const value = (v: unknown): string => (typeof v === 'string' ? v : '');
+    if (field === 'object.metadata.uid') return (this.#uidHash ??= shardHash(value(meta.uid)));
+    return (this.#namespaceHash ??= shardHash(value(meta.namespace)));
   }
 
   /** The same state with `metadata.resourceVersion` set to `rev` (a DELETED event's object). */
