@@ -303,8 +303,7 @@ export class ObjectStore {
     for (const entry of old.entries.values())
       table.put(new StoredEntry(to, entry.namespace, entry.name, entry.obj, entry.rev));
     table.lastWriteRev = old.lastWriteRev;
-    for (const w of [...old.watchers])
-      if ('terminate' in w && typeof w.terminate === 'function') w.terminate();
+    for (const w of [...old.watchers]) w.terminate?.();
   }
 
   /** Forgets every object of `type` without events (its CRD is gone); ends its watches. */
@@ -312,8 +311,7 @@ export class ObjectStore {
     const table = this.#tables.get(type);
     if (table === undefined) return;
     this.#tables.delete(type);
-    for (const w of [...table.watchers])
-      if ('terminate' in w && typeof w.terminate === 'function') w.terminate();
+    for (const w of [...table.watchers]) w.terminate?.();
   }
 
   /** The stored object, or undefined. */

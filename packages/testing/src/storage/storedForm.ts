@@ -1,5 +1,5 @@
 import { badRequestError } from '../api/statusErrors.js';
-import type { JsonObject } from '../registry/fieldSets.js';
+import { rec, type JsonObject } from '../registry/fieldSets.js';
 import type { StoredObject } from './storedEntry.js';
 
 /**
@@ -28,9 +28,8 @@ const META_ORDER = [
 const META_KEYS: ReadonlySet<string> = new Set(META_ORDER);
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
-export function rec(value: unknown): JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
-}
+/** One definition, in `registry/fieldSets.ts`; re-exported for the storage-layer callers. */
+export { rec };
 
 export function text(value: unknown): string {
   return typeof value === 'string' ? value : '';

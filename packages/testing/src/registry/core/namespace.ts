@@ -19,7 +19,6 @@ export const namespaceStrategy: ResourceStrategy = {
     if (typeof meta.name === 'string') labels['kubernetes.io/metadata.name'] = meta.name;
     if (!creating) return;
     setDefault(object(obj, 'spec'), 'finalizers', ['kubernetes']);
-    obj.status = { phase: 'Active' };
   },
   prepareForCreate: (obj) => ({ ...obj, status: { phase: 'Active' } }),
 };
