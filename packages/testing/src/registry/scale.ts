@@ -1,4 +1,4 @@
-import { labelSelectorFromObject, type LabelSelectorObject } from '@kinformer/core';
+import { labelSelectorFromObject } from '@kinformer/core';
 import type { JsonObject } from './fieldSets.js';
 import type { ObjectStore } from '../storage/objectStore.js';
 import type { ResourceType } from './resourceRegistry.js';
@@ -50,7 +50,7 @@ function writePath(obj: JsonObject, jsonPath: string, value: unknown): JsonObjec
  */
 export function selectorString(selector: unknown): string {
   if (typeof selector !== 'object' || selector === null) return '';
-  return labelSelectorFromObject(selector as LabelSelectorObject).toString();
+  return labelSelectorFromObject(selector).toString();
 }
 
 /** The `Scale` of a stored object of a type with the `scale` subresource. */
