@@ -176,10 +176,12 @@ describe('listAllPages: the next page asked for while this one arrives (onListMe
     await tick();
     expect(server.calls).toHaveLength(1);
     server.calls[0]!.announce('a');
+    await tick();
     expect(server.calls).toHaveLength(2);
     expect(server.calls[1]!.options).toEqual({ resourceVersion: '', limit: 500, continue: 'a' });
     // Page 2 announces its own token while page 1 is still awaited: no third request yet (one ahead).
     server.calls[1]!.announce('b');
+    await tick();
     expect(server.calls).toHaveLength(2);
     server.calls[0]!.resolve(page(0, 2, 'a'));
     await tick();
@@ -192,6 +194,21 @@ describe('listAllPages: the next page asked for while this one arrives (onListMe
     expect(result.list.items).toEqual(items(0, 5));
     expect(result.requests).toBe(3);
     expect(server.open()).toBe(0);
+  });
+
+  it('takes a token announced before list() has returned its promise (a synchronous ListerWatcher)', async () => {
+    const calls: Array<string | undefined> = [];
+    const list: ListFunc<Item> = (options, context) => {
+      calls.push(options.continue);
+      const k = options.continue === undefined ? 0 : Number(options.continue);
+      const cont = k < 2 ? String(k + 1) : undefined;
+      if (cont !== undefined) context.onListMeta?.({ continue: cont });
+      return Promise.resolve(page(k, k + 1, cont));
+    };
+    const result = await listAllPages(list, {}, { signal: new AbortController().signal });
+    expect(result.list.items).toEqual(items(0, 3));
+    expect(calls).toEqual([undefined, '1', '2']);
+    expect(result.requests).toBe(3);
   });
 
   it('cancels a page asked for with a token the page did not end with, and asks again', async () => {
@@ -259,6 +276,7 @@ describe('listAllPages: the next page asked for while this one arrives (onListMe
     const done = listAllPages(server.list, {}, { signal: new AbortController().signal, prefetch: false });
     await tick();
     server.calls[0]!.announce('a');
+    await tick();
     expect(server.calls).toHaveLength(1);
     server.calls[0]!.resolve(page(0, 1, 'a'));
     await tick();

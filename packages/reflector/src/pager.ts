@@ -74,6 +74,7 @@ export async function listAllPages<T>(
   const start = (pageOptions: ListOptions): PendingPage<T> => {
     requests++;
     const page = pendingPage(list, pageOptions, signal, (hint) => {
+      if (page.hint !== undefined) return;
       page.hint = hint;
       if (page.awaited) ahead(page, pageOptions);
     });
@@ -154,14 +155,12 @@ function pendingPage<T>(
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
-  let hinted = false;
   const context: RequestContext = {
     signal: controller.signal,
     onListMeta: (metadata) => {
       const token = metadata.continue;
-      if (hinted || typeof token !== 'string' || token === '') return;
-      hinted = true;
-      onHint(token);
+      // Later, not now: a ListerWatcher may announce before `list` returns its promise.
+      if (typeof token === 'string' && token !== '') queueMicrotask(() => onHint(token));
     },
   };
   const promise = (async () => {
