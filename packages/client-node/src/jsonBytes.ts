@@ -12,3 +12,17 @@ export const COLON = 0x3a;
 export function isSpace(c: number | undefined): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
+
+/**
+ * From `i` inside a string: the index of its closing quote, or `n` when the string goes on past the
+ * chunk (`n + 1` when the chunk ends in a backslash: the next chunk's first byte is escaped). Bytes of
+ * multi-byte UTF-8 characters are all >= 0x80, so never a quote or a backslash.
+ */
+export function closingQuote(buf: Buffer, i: number, n: number): number {
+  while (i < n) {
+    const c = buf[i] as number;
+    if (c === QUOTE) return i;
+    i += c === BACKSLASH ? 2 : 1;
+  }
+  return i;
+}

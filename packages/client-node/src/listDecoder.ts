@@ -12,6 +12,7 @@ import {
   CLOSE_BRACKET,
   COLON,
   COMMA,
+  closingQuote,
   isSpace,
   OPEN_BRACE,
   OPEN_BRACKET,
@@ -65,20 +66,6 @@ export interface ListDecoderOptions<T = unknown> {
 }
 
 const EMPTY = Buffer.alloc(0);
-
-/**
- * From `i` inside a string: the index of its closing quote, or `n` when the string goes on past the
- * chunk (`n + 1` when the chunk ends in a backslash: the next chunk's first byte is escaped). Bytes of
- * multi-byte UTF-8 characters are all >= 0x80, so never a quote or a backslash.
- */
-function closingQuote(buf: Buffer, i: number, n: number): number {
-  while (i < n) {
-    const c = buf[i] as number;
-    if (c === QUOTE) return i;
-    i += c === BACKSLASH ? 2 : 1;
-  }
-  return i;
-}
 
 /**
  * Where the top-level scanner is. Numbers, not strings, because every byte between values is

@@ -1,9 +1,9 @@
 import type { ListMeta } from '@kinformer/core';
 import { parseJson } from './exactJson.js';
 import {
-  BACKSLASH,
   CLOSE_BRACE,
   CLOSE_BRACKET,
+  closingQuote,
   COLON,
   COMMA,
   isSpace,
@@ -22,12 +22,8 @@ function skipSpace(b: Buffer, i: number): number {
 
 /** From just after an opening quote: the index of the closing quote, or -1 past the prefix's end. */
 function stringEnd(b: Buffer, i: number): number {
-  while (i < b.length) {
-    const c = b[i] as number;
-    if (c === QUOTE) return i;
-    i += c === BACKSLASH ? 2 : 1;
-  }
-  return -1;
+  const q = closingQuote(b, i, b.length);
+  return q < b.length ? q : -1;
 }
 
 /** The index just after the JSON value starting at `i`, or -1 when it goes on past the prefix. */
