@@ -1,3 +1,5 @@
+import { BACKSLASH, COLON, isSpace, QUOTE } from './jsonBytes.js';
+
 /**
  * `JSON.parse` with a guard for V8's wrong-key bug (nodejs/node#63785, open upstream; Node 24.21 and
  * 26 have it): once `JSON.parse` has made an object with a key holding a backslash (`{"a":1,"\\\\":0}`
@@ -18,14 +20,6 @@
  * Checking every object with an escaped key after parsing costs about a third of `JSON.parse` on
  * every pod, so kinformer does not.
  */
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
 
 /**
  * `JSON.parse(text)`, except that a text with a key holding a backslash is parsed by

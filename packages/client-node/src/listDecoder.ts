@@ -7,7 +7,6 @@ import { MAX_OBJECT_DEPTH, objectTooDeepError } from '@kinformer/core/internal';
 import { streamBody } from './httpRequest.js';
 import { excerpt } from './responseError.js';
 import {
-  BACKSLASH,
   CLOSE_BRACE,
   CLOSE_BRACKET,
   COLON,

@@ -382,7 +382,8 @@ export class WatchEventStream<T extends KubeObject = KubeObject> implements Asyn
           validateResourceVersion(object.metadata.resourceVersion, `watch line ${this.lines}`, {
             ...this.lineDetails(text, parsed),
           });
-        shareEmptyFieldSets(object);
+        // A DELETED object leaves the cache: no heap to save.
+        if (type !== 'DELETED') shareEmptyFieldSets(object);
         return parsed as WatchEvent<T>;
       case 'ERROR':
         if (typeof object !== 'object' || object === null)

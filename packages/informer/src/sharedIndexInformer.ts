@@ -517,28 +517,28 @@ export class SharedIndexInformer<T extends KubeObject> {
 
   /** Applies one popped item to the cache and distributes it. Synchronous. */
   readonly #process = (deltas: Deltas<T>, isInInitialList: boolean): void => {
-    this.#apply([deltas], isInInitialList, processDeltas, deltas);
+    this.#apply(countDeltas(deltas), isInInitialList, processDeltas, deltas);
   };
 
   /** Applies a popped batch in one store transaction (client-go's `processDeltasInBatch`). */
   readonly #processBatch: PopBatchProcessFunc<T> = (batch: Deltas<T>[], isInInitialList: boolean): void => {
-    this.#apply(batch, isInInitialList, processDeltasBatch, batch);
+    let count = 0;
+    for (const item of batch) count += countDeltas(item);
+    this.#apply(count, isInInitialList, processDeltasBatch, batch);
   };
 
   /**
-   * Counts the deltas, then applies them with `apply` (handlers are synchronous here). A failure is
-   * logged and counted, and the changes it concerns are skipped (what was applied stays applied).
+   * Counts `count` deltas processed, then applies them with `apply` (handlers are synchronous here). A
+   * failure is logged and counted, and the changes it concerns are skipped (what was applied stays applied).
    */
   #apply<D>(
-    batch: Deltas<T>[],
+    count: number,
     isInInitialList: boolean,
     apply: (handler: ResourceEventHandler<T>, store: Indexer<T>, deltas: D, initial: boolean) => unknown,
     deltas: D,
   ): void {
     this.#syncError = undefined;
-    for (const item of batch)
-      for (const delta of item)
-        this.#deltasProcessed += delta.type === 'ReplacedAll' ? delta.object.objects.length : 1;
+    this.#deltasProcessed += count;
     try {
       void apply(this.#distributor, this.#indexer, deltas, isInInitialList);
     } catch (err) {
@@ -640,4 +640,11 @@ function checkPeriod(ms: number, what: string): number {
     );
   }
   return ms;
+}
+
+/** How many changes one popped item holds (a `ReplacedAll` counts each of its objects). */
+function countDeltas<T extends KubeObject>(deltas: Deltas<T>): number {
+  let n = 0;
+  for (const delta of deltas) n += delta.type === 'ReplacedAll' ? delta.object.objects.length : 1;
+  return n;
 }

@@ -211,6 +211,23 @@ describe('listAllPages: the next page asked for while this one arrives (onListMe
     expect(result.requests).toBe(3);
   });
 
+  it('ignores a token announced after its page has arrived (no request that nobody awaits)', async () => {
+    const server = manualServer();
+    const done = listAllPages(server.list, {}, { signal: new AbortController().signal });
+    await tick();
+    server.calls[0]!.resolve(page(0, 1, 'a'));
+    await tick();
+    expect(server.calls).toHaveLength(2);
+    server.calls[0]!.announce('a');
+    server.calls[1]!.resolve(page(1, 2));
+    await tick();
+    server.calls[1]!.announce('b');
+    expect((await done).list.items).toEqual(items(0, 2));
+    await tick();
+    expect(server.calls).toHaveLength(2);
+    expect(server.open()).toBe(0);
+  });
+
   it('cancels a page asked for with a token the page did not end with, and asks again', async () => {
     const server = manualServer();
     const done = listAllPages(server.list, {}, { signal: new AbortController().signal });

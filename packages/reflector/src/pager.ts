@@ -73,7 +73,7 @@ export async function listAllPages<T>(
 
   const start = (pageOptions: ListOptions): PendingPage<T> => {
     requests++;
-    const page = pendingPage(list, pageOptions, signal, (hint) => {
+    const page = pendingPage(list, pageOptions, signal, prefetch, (hint) => {
       if (page.hint !== undefined) return;
       page.hint = hint;
       if (page.awaited) ahead(page, pageOptions);
@@ -82,7 +82,7 @@ export async function listAllPages<T>(
   };
   // At most one page ahead: the page after the one being awaited, once its continue token is known.
   const ahead = (page: PendingPage<T>, pageOptions: ListOptions): void => {
-    if (!prefetch || page.next !== undefined || page.hint === undefined || signal.aborted) return;
+    if (page.next !== undefined || page.hint === undefined || signal.aborted) return;
     page.next = start(continuation(pageOptions, page.hint));
   };
 
@@ -149,24 +149,31 @@ function pendingPage<T>(
   list: ListFunc<T>,
   options: ListOptions,
   signal: AbortSignal,
+  prefetch: boolean,
   onHint: (token: string) => void,
 ): PendingPage<T> {
   // Its own controller (aborted with the list's), so that a page asked for ahead can be cancelled alone.
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
-  const context: RequestContext = {
-    signal: controller.signal,
-    onListMeta: (metadata) => {
-      const token = metadata.continue;
-      // Later, not now: a ListerWatcher may announce before `list` returns its promise.
-      if (typeof token === 'string' && token !== '') queueMicrotask(() => onHint(token));
-    },
+  let settled = false;
+  const announce = (metadata: ListMeta): void => {
+    const token = metadata.continue;
+    // Later, not now: a ListerWatcher may announce before `list` returns its promise. Never once the
+    // page has arrived: the loop has moved on, and a request started then would be nobody's.
+    if (typeof token === 'string' && token !== '')
+      queueMicrotask(() => {
+        if (!settled) onHint(token);
+      });
   };
+  const context: RequestContext = prefetch
+    ? { signal: controller.signal, onListMeta: announce }
+    : { signal: controller.signal };
   const promise = (async () => {
     try {
       return await list(options, context);
     } finally {
+      settled = true;
       signal.removeEventListener('abort', onAbort);
     }
   })();
@@ -178,7 +185,6 @@ function pendingPage<T>(
 /** Cancels a page asked for ahead and waits until its request has settled. */
 async function cancel<T>(page: PendingPage<T> | undefined): Promise<void> {
   if (page === undefined) return;
-  await cancel(page.next);
   page.controller.abort();
   await page.promise.catch(() => {});
 }
