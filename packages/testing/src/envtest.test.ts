@@ -581,6 +581,26 @@ describe('admission, defaulting and field validation (HTTP writes)', () => {
     });
   });
 
+  test('each server allocates service cluster IPs of its own: two servers in one process hand out the same first IP', async () => {
+    server = await FakeApiServer.start();
+    const other = await FakeApiServer.start();
+    try {
+      const svc = { metadata: { name: 's' }, spec: { ports: [{ port: 80 }] } };
+      const first = await send(`${server.url}/api/v1/namespaces/default/services`, 'POST', svc);
+      const second = await send(`${server.url}/api/v1/namespaces/default/services`, 'POST', {
+        ...svc,
+        metadata: { name: 's2' },
+      });
+      const elsewhere = await send(`${other.url}/api/v1/namespaces/default/services`, 'POST', svc);
+      const ip = (res: typeof first): unknown => (res.json.spec as { clusterIP?: unknown }).clusterIP;
+      expect(ip(first)).toMatch(/^10\.96\.\d+\.\d+$/);
+      expect(ip(second)).not.toBe(ip(first));
+      expect(ip(elsewhere)).toBe(ip(first));
+    } finally {
+      await other.close();
+    }
+  });
+
   test('unknown fields: dropped with a Warning by default, 400 under fieldValidation=Strict, silent under Ignore', async () => {
     server = await FakeApiServer.start();
     const body = { metadata: { name: 'cm' }, data: { a: '1' }, spec: { nope: 1 } };

@@ -14,8 +14,9 @@ import {
 import { componentLogger } from '@kinformer/core/internal';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
-import { SYSTEM_NAMESPACES } from './registry/admission.js';
+import { namespaceLifecycle, SYSTEM_NAMESPACES, type AdmitCreate } from './registry/admission.js';
 import { CrdController } from './registry/crd.js';
+import { Strategies } from './registry/strategies.js';
 import { toWireForm } from './registry/schemas.js';
 import { rfc3339 } from './storage/storedForm.js';
 import { fakeKubeConfig, type FakeKubeConfigOptions } from './fakeKubeConfig.js';
@@ -127,7 +128,8 @@ export interface FakeApiServerOptions {
    * into a namespace that does not exist gets 404 `namespaces "x" not found`. The system namespaces
    * (`default`, `kube-system`, `kube-public`, `kube-node-lease`) exist from the start; create others
    * first (`server.create('namespaces', …)` or a POST). False accepts writes into any namespace, as
-   * the fake did before. The in-process API never checks.
+   * the fake did before. The in-process API does not check, but for {@link FakeApiServer.apply},
+   * which is an apply PATCH without the HTTP.
    */
   namespaceLifecycle?: boolean;
   /**
@@ -230,6 +232,7 @@ export class FakeApiServer {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #cache: WatchCacheLag | undefined;
+  readonly #admitCreate: AdmitCreate;
   #closing: Promise<void> | undefined;
   #bearerTokens: ReadonlySet<string> | undefined;
 
@@ -282,6 +285,7 @@ export class FakeApiServer {
       restartConnections: () => this.#closeConnections(false),
       clock: this.#clock,
     });
+    this.#admitCreate = namespaceLifecycle(registry, this.store, options.namespaceLifecycle ?? true);
     this.#http = new HttpApi({
       registry,
       store: this.store,
@@ -295,7 +299,7 @@ export class FakeApiServer {
       url,
       requests: (options.recordRequests ?? true) ? this.#requests : undefined,
       closing: () => this.#closing !== undefined,
-      namespaceLifecycle: options.namespaceLifecycle ?? true,
+      admitCreate: this.#admitCreate,
       bearerTokens: () => this.#bearerTokens,
     });
     const namespaces = registry.lookup('', 'v1', 'namespaces');
@@ -325,7 +329,7 @@ export class FakeApiServer {
    */
   static async start(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
     const tls = resolveTls(options.tls);
-    const registry = new ResourceRegistry();
+    const registry = new ResourceRegistry(new Strategies());
     if (options.registerDefaults ?? true) for (const d of DEFAULT_RESOURCES) registry.register(d);
     for (const d of options.resources ?? []) registry.register(d);
     const http = tls ? createHttpsServer(httpsServerOptions(tls)) : createServer({ keepAliveTimeout: 5_000 });
@@ -567,14 +571,17 @@ export class FakeApiServer {
   /**
    * Server-side apply, as a `PATCH` with `application/apply-patch+yaml` would do it (see
    * `serverSideApply.ts`): creates the object when missing, merges `object` into it, records
-   * `fieldManager` in `managedFields`. Returns a copy of the result.
-   * @throws KinformerError 409 Conflict naming the managers and fields it would take (unless `force`).
+   * `fieldManager` in `managedFields`. As over HTTP, unknown fields are dropped (`fieldValidation`
+   * `Warn`; the warnings are logged at debug level), the result is defaulted, and an apply that
+   * creates runs NamespaceLifecycle. Returns a copy of the result.
+   * @throws KinformerError 409 Conflict naming the managers and fields it would take (unless `force`),
+   *   404 for a namespace that does not exist (with `namespaceLifecycle`).
    */
   apply<T extends KubeObject>(resource: ResourceRef, object: T, options: InProcessApplyOptions): Stored<T> {
     const type = this.#registry.resolve(resource);
     const config = jsonClone(object) as unknown as Record<string, unknown>;
     const meta = (config.metadata ?? {}) as { name?: string; namespace?: string };
-    return serveApply(
+    const { entry, warnings } = serveApply(
       this.store,
       {
         type,
@@ -585,9 +592,13 @@ export class FakeApiServer {
         force: options.force ?? false,
         dryRun: false,
         now: this.#clock.now(),
+        fieldValidation: 'Warn',
       },
       { apiVersion: type.apiVersion, kind: type.kind, ...config },
-    ).entry.toObject<Stored<T>>();
+      this.#admitCreate,
+    );
+    if (warnings.length > 0) this.#logger.debug({ warnings }, 'apply: unknown fields dropped');
+    return entry.toObject<Stored<T>>();
   }
 
   /**

@@ -1,9 +1,9 @@
 import type { HistoryEvent } from '../storage/eventHistory.js';
-import type { JsonObject } from '../registry/fieldSets.js';
+import { rec, type JsonObject } from '../api/json.js';
 import type { ObjectStore } from '../storage/objectStore.js';
 import type { ResourceType } from '../registry/resourceRegistry.js';
 import type { StoredEntry } from '../storage/storedEntry.js';
-import { rec, text } from '../storage/storedForm.js';
+import { text } from '../storage/storedForm.js';
 
 /**
  * The garbage collector a cluster runs (kube-controller-manager's

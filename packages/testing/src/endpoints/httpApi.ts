@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { ErrorCodes, KinformerError, parseFieldSelector, type Clock, type Logger } from '@kinformer/core';
 import { parseApiPath, verbOf, type ApiPath } from './apiPath.js';
-import { checkNamespace, decodeWrite, fieldValidationOf } from '../registry/admission.js';
+import { decodeWrite, fieldValidationOf, type AdmitCreate } from '../registry/admission.js';
 import {
   aggregatedDiscovery,
   aggregatedDiscoveryVersion,
@@ -12,14 +12,14 @@ import {
   resourceList,
   versionInfo,
 } from './discovery.js';
-import type { JsonObject } from '../registry/fieldSets.js';
+import type { JsonObject } from '../api/json.js';
 import { openApiV2Document, openApiV3Document, openApiV3Index } from './openapi.js';
 import { decodeKubeProtobuf, isProtobuf, ProtobufError } from './protobuf.js';
 import { isReview, review } from '../registry/reviews.js';
 import { includeObjectOf, objectTable, toTable } from './table.js';
 import type { FakeApiServerFaults, RequestVerb } from '../faults/faults.js';
 import type { DeleteBehaviour } from '../registry/gracefulDeletion.js';
-import { serveList } from './listHandler.js';
+import { readList, serveList, type ListRequest } from './listHandler.js';
 import {
   decodeListOptions,
   invalidResourceVersionMessage,
@@ -86,8 +86,8 @@ export interface HttpApiContext {
   readonly requests: RecordedRequest[] | undefined;
   /** True once the server is closing (new watches are refused). */
   closing(): boolean;
-  /** NamespaceLifecycle admission: creates into a namespace that does not exist get 404. */
-  readonly namespaceLifecycle: boolean;
+  /** The create admission (NamespaceLifecycle: creates into a namespace that does not exist get 404). */
+  readonly admitCreate: AdmitCreate;
   /** The bearer tokens that authenticate a request, or undefined when any request is authenticated. */
   bearerTokens(): ReadonlySet<string> | undefined;
 }
@@ -259,8 +259,7 @@ export class HttpApi {
           return;
         }
         if (representation === 'table') {
-          const obj = JSON.parse(entry.typedJson()) as JsonObject;
-          const table = toTable(path.type, [obj], {}, includeObjectOf(params), ctx.clock.now());
+          const table = toTable(path.type, [entry.typed()], {}, includeObjectOf(params), ctx.clock.now());
           sendJson(res, 200, JSON.stringify(table), pretty);
           return;
         }
@@ -279,7 +278,7 @@ export class HttpApi {
           creating: true,
           fieldValidation: fieldValidationOf(params),
         });
-        if (ctx.namespaceLifecycle) checkNamespace(ctx.registry, ctx.store, path.type, path.namespace);
+        ctx.admitCreate(path.type, path.namespace);
         const entry = ctx.store.create(path.type, path.namespace, body, options);
         addWarnings(res, warnings);
         sendJson(res, 201, entry.typedJson(), pretty);
@@ -307,7 +306,7 @@ export class HttpApi {
           const apply = parsePatchOptions(params, true)!;
           const dryRun = parseDryRun('PatchOptions', params.getAll('dryRun'));
           const config = parseAppliedConfiguration(await readBody(req));
-          const { entry, created } = serveApply(
+          const { entry, created, warnings } = serveApply(
             ctx.store,
             {
               type: path.type,
@@ -318,12 +317,12 @@ export class HttpApi {
               force: apply.force,
               dryRun,
               now: ctx.clock.now(),
+              fieldValidation: fieldValidationOf(params),
             },
             config,
-            () => {
-              if (ctx.namespaceLifecycle) checkNamespace(ctx.registry, ctx.store, path.type, path.namespace);
-            },
+            ctx.admitCreate,
           );
+          addWarnings(res, warnings);
           sendJson(res, created ? 201 : 200, entry.typedJson(), pretty);
           return;
         }
@@ -468,7 +467,7 @@ export class HttpApi {
     }
     const table = ctx.store.table(path.type);
     if (!watch) {
-      const body = await serveList({
+      const request: ListRequest = {
         store: ctx.store,
         table,
         namespace: path.namespace,
@@ -476,17 +475,25 @@ export class HttpApi {
         representation: representation === 'table' ? 'full' : representation,
         freshnessWaitMs: ctx.host.timing.freshnessWaitMs,
         cache: ctx.host.timing.cache,
-      });
-      if (res.destroyed) return;
-      if (representation === 'table') {
-        const list = JSON.parse(body) as { metadata: JsonObject; items: JsonObject[] };
-        const type = path.type;
-        const items = list.items.map((item) => ({ kind: type.kind, apiVersion: type.apiVersion, ...item }));
-        const out = toTable(type, items, list.metadata, includeObjectOf(params), ctx.clock.now());
-        sendJson(res, 200, JSON.stringify(out), pretty);
+      };
+      if (representation !== 'table') {
+        const body = await serveList(request);
+        if (!res.destroyed) sendJson(res, 200, body, pretty);
         return;
       }
-      sendJson(res, 200, body, pretty);
+      // The Table is built from the page's stored objects (`rest.TableConvertor` gets the list
+      // object), not from the list's JSON.
+      const page = await readList(request);
+      if (res.destroyed) return;
+      const type = path.type;
+      const out = toTable(
+        type,
+        page.items.map((e) => e.typed()),
+        { ...page.metadata },
+        includeObjectOf(params),
+        ctx.clock.now(),
+      );
+      sendJson(res, 200, JSON.stringify(out), pretty);
       return;
     }
     if (query.resourceVersion !== '' && parseResourceVersion(query.resourceVersion) === undefined) {

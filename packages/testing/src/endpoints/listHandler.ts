@@ -15,7 +15,6 @@ import {
   statusError,
   tooLargeResourceVersionStatus,
 } from '../api/statusErrors.js';
-import { shardInfoMember } from './shardSelectorParam.js';
 import type { StoredEntry } from '../storage/storedEntry.js';
 import type { WatchCacheLag } from '../storage/watchCacheLag.js';
 
@@ -31,6 +30,21 @@ export interface ListRequest {
   freshnessWaitMs: number;
   /** A lagging watch cache: `resourceVersion=0` lists read its (older) state. */
   cache?: WatchCacheLag | undefined;
+}
+
+/** `ListMeta` of a page, in the real server's key order. */
+export interface ListPageMeta {
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+  /** KEP-5866: the applied `shardSelector`. */
+  shardInfo?: { selector: string };
+}
+
+/** One page of a LIST: the stored objects (in key order) and the list's metadata. */
+export interface ListPage {
+  readonly items: readonly StoredEntry[];
+  readonly metadata: ListPageMeta;
 }
 
 /** Index of the first key `>= key` in sorted `keys`. */
@@ -60,14 +74,19 @@ async function waitUntil(request: ListRequest, rv: number): Promise<void> {
   }
 }
 
+/** Serves a LIST ({@link readList}): resolves with the response body (compact JSON plus `\n`). */
+export async function serveList(request: ListRequest): Promise<string> {
+  return listJson(request, await readList(request));
+}
+
 /**
- * Serves a LIST with the real server's resourceVersion semantics (§3.2): consistent read when RV is
- * unset, "any" with `limit` ignored for RV `0`, not-older-than, exact (legacy `RV=N&limit=n`
+ * Reads a LIST's page with the real server's resourceVersion semantics (§3.2): consistent read when
+ * RV is unset, "any" with `limit` ignored for RV `0`, not-older-than, exact (legacy `RV=N&limit=n`
  * included), continue tokens at the token's revision, 410 for revisions below the compaction point
  * (with a fresh `rv:-1` token for continues), 504 after the freshness wait for future revisions.
- * Resolves with the response body (compact JSON plus `\n`); rejects with a `KinformerError`.
+ * Rejects with a `KinformerError`. A Table is built from the page's objects (`table.ts`).
  */
-export async function serveList(request: ListRequest): Promise<string> {
+export async function readList(request: ListRequest): Promise<ListPage> {
   const { store, table, query } = request;
   let snapshot: Snapshot;
   let start = '';
@@ -113,11 +132,11 @@ export async function serveList(request: ListRequest): Promise<string> {
           : store.current(table);
     }
   }
-  return renderPage(request, snapshot, start, limit);
+  return pageOf(request, snapshot, start, limit);
 }
 
-function renderPage(request: ListRequest, snapshot: Snapshot, start: string, limit: number): string {
-  const { table, query } = request;
+function pageOf(request: ListRequest, snapshot: Snapshot, start: string, limit: number): ListPage {
+  const { query } = request;
   const keys = snapshot.keys();
   const entries = snapshot.entries;
   const prefix = request.namespace === undefined ? '' : `${request.namespace}/`;
@@ -144,15 +163,22 @@ function renderPage(request: ListRequest, snapshot: Snapshot, start: string, lim
     if (more)
       continueToken = encodeContinueToken(snapshot.rev, items[items.length - 1]!.key.slice(prefix.length));
   }
-  let meta = `{"resourceVersion":"${snapshot.rev}"`;
-  if (continueToken !== undefined) meta += `,"continue":"${continueToken}"`;
-  if (continueToken !== undefined && remaining !== undefined) meta += `,"remainingItemCount":${remaining}`;
-  meta += shardInfoMember(query.shardSelector) + '}';
+  const metadata: ListPageMeta = { resourceVersion: String(snapshot.rev) };
+  if (continueToken !== undefined) metadata.continue = continueToken;
+  if (continueToken !== undefined && remaining !== undefined) metadata.remainingItemCount = remaining;
+  if (query.shardSelector !== undefined) metadata.shardInfo = { selector: query.shardSelector.toString() };
+  return { items, metadata };
+}
+
+/** The JSON body of a page in the request's representation (full objects or metadata only). */
+function listJson(request: ListRequest, page: ListPage): string {
+  const { table } = request;
+  const { items } = page;
   const partial = request.representation === 'partial';
   const parts = new Array<string>(items.length);
   for (let k = 0; k < items.length; k++) parts[k] = partial ? items[k]!.partialJson() : items[k]!.itemJson();
   const head = partial
     ? '{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1"'
     : `{"kind":${JSON.stringify(table.type.listKind)},"apiVersion":${JSON.stringify(table.type.apiVersion)}`;
-  return `${head},"metadata":${meta},"items":[${parts.join(',')}]}\n`;
+  return `${head},"metadata":${JSON.stringify(page.metadata)},"items":[${parts.join(',')}]}\n`;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JsonObject } from '../registry/fieldSets.js';
+import type { JsonObject } from '../api/json.js';
 import type { ResourceRegistry, ResourceType } from '../registry/resourceRegistry.js';
 import { schemaSet } from '../registry/schemas.js';
 

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../registry/fieldSets.js';
+import type { JsonObject } from '../api/json.js';
 
 /**
  * Reads the protobuf bodies kubectl sends (`application/vnd.kubernetes.protobuf`): its typed

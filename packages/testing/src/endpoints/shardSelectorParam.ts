@@ -32,8 +32,3 @@ export function decodeShardSelector(text: string | null, enabled: boolean): Shar
 export function shardMatches(selector: ShardSelector, entry: StoredEntry): boolean {
   return selector.matchesHash(entry.shardHash(selector.field));
 }
-
-/** The `,"shardInfo":{…}` member of a list's metadata, or `''` when no selector was applied. */
-export function shardInfoMember(selector: ShardSelector | undefined): string {
-  return selector === undefined ? '' : `,"shardInfo":${JSON.stringify({ selector: selector.toString() })}`;
-}

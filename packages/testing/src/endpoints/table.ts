@@ -1,7 +1,7 @@
-import type { JsonObject } from '../registry/fieldSets.js';
+import { rec, type JsonObject } from '../api/json.js';
 import type { PrinterColumn, ResourceType } from '../registry/resourceRegistry.js';
 import { selectorString } from '../registry/scale.js';
-import { rec, text } from '../storage/storedForm.js';
+import { text } from '../storage/storedForm.js';
 
 /**
  * Server-side printing (`Accept: application/json;as=Table;g=meta.k8s.io;v=v1`), as kube-apiserver

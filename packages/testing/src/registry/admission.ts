@@ -1,9 +1,7 @@
-import { validateCrd } from './crd.js';
-import type { JsonObject } from './fieldSets.js';
+import type { JsonObject } from '../api/json.js';
 import type { ObjectStore } from '../storage/objectStore.js';
 import type { ResourceRegistry, ResourceType } from './resourceRegistry.js';
 import { typeSchema, walkUnknown } from './schemas.js';
-import { strategyOf } from './strategies.js';
 import { badRequestError, notFoundError } from '../api/statusErrors.js';
 
 /**
@@ -35,37 +33,56 @@ export function decodeWrite(
   obj: JsonObject,
   options: { creating: boolean; fieldValidation: FieldValidation },
 ): string[] {
+  const warnings = decodeFields(type, obj, options.fieldValidation, type.customResource);
+  type.strategy.defaults?.(obj, options.creating);
+  type.strategy.validate?.(obj);
+  return warnings;
+}
+
+/**
+ * The unknown fields of `obj` (mutated): pruned; under `Strict` a 400. With `schemaDefaults`, a
+ * custom resource's schema defaults are applied in the same walk. Returns the `Warn` warnings.
+ * Server-side apply decodes its configuration with this alone (no defaults: a default is no
+ * applier's field), then defaults the merged object (`decodeWrite` under `Ignore`).
+ */
+export function decodeFields(
+  type: ResourceType,
+  obj: JsonObject,
+  fieldValidation: FieldValidation,
+  schemaDefaults: boolean,
+): string[] {
   const schema = typeSchema(type);
-  let unknown: string[] = [];
-  if (schema !== undefined) {
-    ({ unknown } = walkUnknown(obj, schema, { prune: true, applyDefaults: type.customResource }));
-  }
-  if (unknown.length > 0 && options.fieldValidation === 'Strict') {
+  if (schema === undefined) return [];
+  const { unknown } = walkUnknown(obj, schema, { prune: true, applyDefaults: schemaDefaults });
+  if (unknown.length > 0 && fieldValidation === 'Strict') {
     const fields = unknown.map((f) => `unknown field ${JSON.stringify(f)}`).join(', ');
     throw badRequestError(
       `${type.kind} in version ${JSON.stringify(type.version)} cannot be handled as a ${type.kind}: strict decoding error: ${fields}`,
     );
   }
-  strategyOf(type).defaults?.(obj, options.creating);
-  if (type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions')
-    validateCrd(obj);
-  return options.fieldValidation === 'Warn' ? unknown.map((f) => `unknown field ${JSON.stringify(f)}`) : [];
+  return fieldValidation === 'Warn' ? unknown.map((f) => `unknown field ${JSON.stringify(f)}`) : [];
 }
 
+/** The create admission of one server: called with the type and namespace of every create it admits. */
+export type AdmitCreate = (type: ResourceType, namespace: string | undefined) => void;
+
 /**
- * NamespaceLifecycle: a create in a namespace that does not exist is refused with 404
- * `namespaces "x" not found` (the namespace type must be served; the system namespaces exist).
+ * NamespaceLifecycle (`plugin/pkg/admission/namespace/lifecycle/admission.go` `Admit`): a create in
+ * a namespace that does not exist is refused with 404 `namespaces "x" not found` (the namespace type
+ * must be served; the system namespaces exist). With `enabled` false, every create is admitted.
  */
-export function checkNamespace(
+export function namespaceLifecycle(
   registry: ResourceRegistry,
   store: ObjectStore,
-  type: ResourceType,
-  namespace: string | undefined,
-): void {
-  if (!type.namespaced || namespace === undefined) return;
-  const namespaces = registry.lookup('', 'v1', 'namespaces');
-  if (namespaces === undefined) return;
-  if (store.find(namespaces, '', namespace) === undefined) throw notFoundError(namespaces, namespace);
+  enabled: boolean,
+): AdmitCreate {
+  if (!enabled) return () => {};
+  return (type, namespace) => {
+    if (!type.namespaced || namespace === undefined) return;
+    const namespaces = registry.lookup('', 'v1', 'namespaces');
+    if (namespaces === undefined) return;
+    if (store.find(namespaces, '', namespace) === undefined) throw notFoundError(namespaces, namespace);
+  };
 }
 
 /** The system namespaces every cluster has (`pkg/controlplane/controller/systemnamespaces`). */

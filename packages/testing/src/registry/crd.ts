@@ -1,6 +1,6 @@
 import type { HistoryEvent } from '../storage/eventHistory.js';
-import type { JsonObject } from './fieldSets.js';
-import type { EventSink, ObjectStore } from '../storage/objectStore.js';
+import { rec, type JsonObject } from '../api/json.js';
+import type { ObjectStore } from '../storage/objectStore.js';
 import type {
   PrinterColumn,
   ResourceDefinition,
@@ -8,7 +8,7 @@ import type {
   ResourceType,
 } from './resourceRegistry.js';
 import { invalidError, invalidField, requiredField, type FieldError } from '../api/statusErrors.js';
-import { rec, rfc3339, text } from '../storage/storedForm.js';
+import { rfc3339, text } from '../storage/storedForm.js';
 import type { Clock } from '@kinformer/core';
 
 /**
@@ -123,10 +123,12 @@ function condition(type: string, reason: string, message: string, now: string): 
 }
 
 /**
- * Keeps the served types in step with the stored CRDs: a sink on the CRD table that registers,
- * re-registers and unregisters types, writes the CRD's status, and removes a deleted CRD's objects.
+ * Keeps the served types in step with the stored CRDs: a commit listener of the store (as the
+ * garbage collector is: both act on a write as soon as it commits) that, for each write to a CRD,
+ * registers, re-registers and unregisters types, writes the CRD's status, and removes a deleted
+ * CRD's objects.
  */
-export class CrdController implements EventSink {
+export class CrdController {
   readonly #registry: ResourceRegistry;
   readonly #store: ObjectStore;
   readonly #clock: Clock;
@@ -141,10 +143,12 @@ export class CrdController implements EventSink {
     this.#store = store;
     this.#clock = clock;
     this.#crdType = crdType;
-    store.table(crdType).watchers.add(this);
+    store.addCommitListener((event) => {
+      if (event.entry.type === crdType) this.#onCrdWrite(event);
+    });
   }
 
-  deliver(event: HistoryEvent): void {
+  #onCrdWrite(event: HistoryEvent): void {
     const entry = event.entry;
     if (event.type === 'DELETED') {
       this.#remove(entry.name);

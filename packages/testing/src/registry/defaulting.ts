@@ -1,4 +1,4 @@
-import type { JsonObject } from './fieldSets.js';
+import { isMap, type JsonObject } from '../api/json.js';
 
 /**
  * The helpers of API defaulting (`pkg/apis/<group>/v1/defaults.go`): each kind's defaults live in its
@@ -8,7 +8,7 @@ import type { JsonObject } from './fieldSets.js';
 
 export function object(parent: JsonObject, key: string): JsonObject {
   const value = parent[key];
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as JsonObject;
+  if (isMap(value)) return value;
   const created: JsonObject = {};
   parent[key] = created;
   return created;

@@ -1,4 +1,4 @@
-import type { JsonObject } from './fieldSets.js';
+import { isMap, type JsonObject } from '../api/json.js';
 import type { PatchSchema } from './strategicMergePatch.js';
 
 /**
@@ -18,10 +18,6 @@ const SEP = '\u0000';
 
 /** A field set: path key → JSON of the leaf value (or {@link NODE}). */
 export type FieldSet = Map<string, string>;
-
-function isMap(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** JSON with object keys sorted (the `k:` element form). */
 function sortedJson(value: JsonObject): string {

@@ -1,10 +1,11 @@
-/**
- * Selectors to fields: which field-selector labels each kind supports, and the field values of an
- * object (`pkg/apis/core/v1/conversion.go` and the registries' `ToSelectableFields`).
- */
+import { rec, type JsonObject } from '../api/json.js';
 
-/** A JSON object as stored (plain data). */
-export type JsonObject = Record<string, unknown>;
+/**
+ * Selectors to fields: the pieces each kind's strategy builds its field set from (`GetAttrs` /
+ * `ToSelectableFields` in `pkg/registry/<group>/<kind>/strategy.go`; the kinds' own sets are in
+ * their strategies), the generic set, a custom resource's `selectableFields`, and the syntax errors
+ * of `fields.ParseSelector`.
+ */
 
 /** The field-selector labels of one kind. */
 export interface FieldSet {
@@ -12,10 +13,6 @@ export interface FieldSet {
   unsupported(field: string): string | undefined;
   /** The selectable fields of `obj` (missing ones read as `''` by the selector). */
   fields(obj: JsonObject): Record<string, string>;
-}
-
-export function rec(value: unknown): JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {};
 }
 
 export function str(value: unknown): string {
@@ -36,7 +33,7 @@ export function metaFields(obj: JsonObject, out: Record<string, string>): Record
 }
 
 export const NOT_SUPPORTED = (field: string): string => `field label not supported: ${field}`;
-const NOT_KNOWN = (field: string): string =>
+export const NOT_KNOWN = (field: string): string =>
   `${JSON.stringify(field)} is not a known field selector: only "metadata.name", "metadata.namespace"`;
 
 export function fieldSet(
@@ -48,107 +45,31 @@ export function fieldSet(
   return { unsupported: (field) => (set.has(field) ? undefined : message(field)), fields };
 }
 
-const NODE = fieldSet(['metadata.name', 'spec.unschedulable'], NOT_SUPPORTED, (obj) => {
-  const out = metaFields(obj, {});
-  out['spec.unschedulable'] = bool(rec(obj.spec).unschedulable);
-  return out;
-});
-
-const SECRET = fieldSet(['metadata.name', 'metadata.namespace', 'type'], NOT_SUPPORTED, (obj) => {
-  const out = metaFields(obj, {});
-  out.type = str(obj.type);
-  return out;
-});
-
-const REPLICATION_CONTROLLER = fieldSet(
-  ['metadata.name', 'metadata.namespace', 'status.replicas'],
-  NOT_SUPPORTED,
-  (obj) => {
-    const out = metaFields(obj, {});
-    out['status.replicas'] = str(rec(obj.status).replicas ?? 0);
-    return out;
-  },
-);
-
-const INVOLVED_OBJECT = [
-  'kind',
-  'namespace',
-  'name',
-  'uid',
-  'apiVersion',
-  'resourceVersion',
-  'fieldPath',
-] as const;
-
-const EVENT = fieldSet(
-  [
-    'metadata.name',
-    'metadata.namespace',
-    ...INVOLVED_OBJECT.map((f) => `involvedObject.${f}`),
-    'reason',
-    'reportingComponent',
-    'source',
-    'type',
-  ],
-  NOT_KNOWN,
-  (obj) => {
-    const involved = rec(obj.involvedObject);
-    const out = metaFields(obj, {});
-    for (const f of INVOLVED_OBJECT) out[`involvedObject.${f}`] = str(involved[f]);
-    out.reason = str(obj.reason);
-    out.reportingComponent = str(obj.reportingComponent);
-    out.source = str(rec(obj.source).component);
-    out.type = str(obj.type);
-    return out;
-  },
-);
-
-export const DEFAULT_FIELD_SET = fieldSet(['metadata.name', 'metadata.namespace'], NOT_KNOWN, (obj) =>
-  metaFields(obj, {}),
-);
-
 function readPath(obj: JsonObject, path: readonly string[]): string {
   let value: unknown = obj;
   for (const segment of path) value = rec(value)[segment];
   return str(value);
 }
 
-/** The field set of a kind: the core kinds with custom selectors, custom resources, or the default. */
-export function fieldSetFor(
-  group: string,
-  resource: string,
-  customResource: boolean,
-  selectableFields: readonly string[],
-): FieldSet {
-  if (customResource || selectableFields.length > 0) {
-    const paths = selectableFields.map((f) => ({
-      field: f.replace(/^\./, ''),
-      path: f.replace(/^\./, '').split('.'),
-    }));
-    return fieldSet(
-      ['metadata.name', 'metadata.namespace', ...paths.map((p) => p.field)],
-      NOT_KNOWN,
-      (obj) => {
-        const out = metaFields(obj, {});
-        for (const p of paths) out[p.field] = readPath(obj, p.path);
-        return out;
-      },
-    );
-  }
-  if (group !== '') return DEFAULT_FIELD_SET;
-  switch (resource) {
-    case 'nodes':
-      return NODE;
-    case 'secrets':
-      return SECRET;
-    case 'replicationcontrollers':
-      return REPLICATION_CONTROLLER;
-    case 'events':
-      return EVENT;
-    default:
-      return DEFAULT_FIELD_SET;
-  }
+/**
+ * `metadata.name`, `metadata.namespace` and the given field paths (a CRD version's
+ * `selectableFields`, `apiextensions-apiserver/pkg/registry/customresource/strategy.go`
+ * `selectableFields`), any other label refused as the generic set refuses it.
+ */
+export function selectableFieldSet(selectableFields: readonly string[]): FieldSet {
+  const paths = selectableFields.map((f) => ({
+    field: f.replace(/^\./, ''),
+    path: f.replace(/^\./, '').split('.'),
+  }));
+  return fieldSet(['metadata.name', 'metadata.namespace', ...paths.map((p) => p.field)], NOT_KNOWN, (obj) => {
+    const out = metaFields(obj, {});
+    for (const p of paths) out[p.field] = readPath(obj, p.path);
+    return out;
+  });
 }
+
+/** `metadata.name` and `metadata.namespace` (`generic.ObjectMetaFieldsSet`): a kind without its own set. */
+export const DEFAULT_FIELD_SET = selectableFieldSet([]);
 
 /**
  * apimachinery `fields.ParseSelector`'s syntax errors, word for word (`invalid selector: '…'; can't

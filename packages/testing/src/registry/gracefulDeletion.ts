@@ -1,4 +1,4 @@
-import type { JsonObject } from './fieldSets.js';
+import type { JsonObject } from '../api/json.js';
 import { isEmpty, rfc3339 } from '../storage/storedForm.js';
 
 /**

@@ -10,7 +10,7 @@ import {
   type Comparison,
   type FieldSet,
 } from './fieldPaths.js';
-import type { JsonObject } from './fieldSets.js';
+import type { JsonObject } from '../api/json.js';
 import type { ResourceType } from './resourceRegistry.js';
 import { makeStatus, statusError } from '../api/statusErrors.js';
 import { patchSchemaFor, type PatchSchema } from './strategicMergePatch.js';

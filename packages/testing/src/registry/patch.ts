@@ -1,3 +1,4 @@
+import { isMap } from '../api/json.js';
 /** Merge patch (RFC 7386) and JSON patch (RFC 6902); strategic merge patch is in `strategicMergePatch.ts`. */
 
 /** The patch formats the fake accepts (by `Content-Type` over HTTP). */
@@ -27,17 +28,13 @@ export class PatchError extends Error {
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * RFC 7386 merge patch: objects merge recursively, `null` deletes a key, anything else (arrays
  * included) replaces. Returns a new value; `target` is not modified.
  */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isPlainObject(patch)) return patch;
-  const result: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
+  if (!isMap(patch)) return patch;
+  const result: Record<string, unknown> = isMap(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else if (key === '__proto__') {
@@ -87,7 +84,7 @@ function locate(doc: unknown, tokens: string[], path: string): { parent: unknown
   for (let i = 0; i < tokens.length - 1; i++) {
     const t = tokens[i]!;
     if (Array.isArray(node)) node = node[arrayIndex(node, t, false)];
-    else if (isPlainObject(node) && t in node) node = node[t];
+    else if (isMap(node) && t in node) node = node[t];
     else throw new PatchError(422, `doc is missing path: ${JSON.stringify(path)}`);
   }
   return { parent: node, token: tokens[tokens.length - 1]! };
@@ -97,7 +94,7 @@ function getAt(doc: unknown, path: string): unknown {
   let node = doc;
   for (const t of parsePointer(path)) {
     if (Array.isArray(node)) node = node[arrayIndex(node, t, false)];
-    else if (isPlainObject(node) && t in node) node = node[t];
+    else if (isMap(node) && t in node) node = node[t];
     else throw new PatchError(422, `doc is missing path: ${JSON.stringify(path)}`);
   }
   return node;
@@ -108,7 +105,7 @@ function removeAt(doc: unknown, path: string): unknown {
   if (tokens.length === 0) throw new PatchError(422, 'cannot remove the whole document');
   const { parent, token } = locate(doc, tokens, path);
   if (Array.isArray(parent)) return parent.splice(arrayIndex(parent, token, false), 1)[0];
-  if (isPlainObject(parent) && token in parent) {
+  if (isMap(parent) && token in parent) {
     const old = parent[token];
     delete parent[token];
     return old;
@@ -124,7 +121,7 @@ function addAt(doc: unknown, path: string, value: unknown, replace: boolean): un
     const index = arrayIndex(parent, token, !replace);
     if (replace) parent[index] = value;
     else parent.splice(index, 0, value);
-  } else if (isPlainObject(parent)) {
+  } else if (isMap(parent)) {
     if (replace && !(token in parent)) {
       throw new PatchError(
         422,
@@ -142,7 +139,7 @@ function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a))
     return Array.isArray(b) && a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
-  if (isPlainObject(a) && isPlainObject(b)) {
+  if (isMap(a) && isMap(b)) {
     const keys = Object.keys(a);
     return keys.length === Object.keys(b).length && keys.every((k) => k in b && deepEqual(a[k], b[k]));
   }
@@ -163,7 +160,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
     throw new PatchError(400, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   let root = doc;
   for (const raw of patch) {
-    if (!isPlainObject(raw) || typeof raw.op !== 'string' || typeof raw.path !== 'string') {
+    if (!isMap(raw) || typeof raw.op !== 'string' || typeof raw.path !== 'string') {
       throw new PatchError(400, `invalid JSON patch operation ${JSON.stringify(raw)}`);
     }
     const op = raw as unknown as Operation;

@@ -1,6 +1,6 @@
 import { ErrorCodes, KinformerError } from '@kinformer/core';
-import { fieldSetFor, type FieldSet } from './fieldSets.js';
-import { strategyOf } from './strategies.js';
+import { DEFAULT_FIELD_SET, type FieldSet } from './fieldSets.js';
+import type { ResourceStrategy, StrategySource } from './strategy.js';
 import {
   builtinSubresources,
   listTypesSchema,
@@ -121,6 +121,8 @@ export interface ResourceType {
   readonly subresources: ResolvedSubresources;
   /** The list merge rules of server-side apply for a custom resource (undefined for built-ins). */
   readonly listTypes: ReturnType<typeof listTypesSchema>;
+  /** @internal The kind's REST strategy, resolved once at registration (`strategies.ts`). */
+  readonly strategy: ResourceStrategy;
 }
 
 function def(
@@ -227,8 +229,11 @@ export const ALL_VERBS: readonly string[] = Object.freeze([
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-/** Resolves a {@link ResourceDefinition}, checking its names. */
-export function resolveResourceType(definition: ResourceDefinition): ResourceType {
+/** Resolves a {@link ResourceDefinition}, checking its names; its strategy comes from `strategies`. */
+export function resolveResourceType(
+  definition: ResourceDefinition,
+  strategies: StrategySource,
+): ResourceType {
   const group = definition.group ?? '';
   const { version, resource, kind, namespaced } = definition;
   if (!DNS_LABEL.test(resource) || !DNS_LABEL.test(version) || kind === '' || /[^A-Za-z0-9]/.test(kind)) {
@@ -241,8 +246,19 @@ export function resolveResourceType(definition: ResourceDefinition): ResourceTyp
     );
   }
   const customResource = definition.customResource ?? false;
-  const strategy = strategyOf({ group, resource, customResource });
-  const selectableFields = definition.selectableFields ?? [];
+  const subresources: ResolvedSubresources = customResource
+    ? {
+        status: definition.subresources?.status !== undefined && definition.subresources.status !== false,
+        scale: definition.subresources?.scale,
+      }
+    : builtinSubresources(group, resource, definition.subresources);
+  const strategy = strategies.of({
+    group,
+    resource,
+    customResource,
+    selectableFields: definition.selectableFields ?? [],
+    statusSubresource: subresources.status,
+  });
   const apiVersion = group === '' ? version : `${group}/${version}`;
   return Object.freeze({
     group,
@@ -264,18 +280,11 @@ export function resolveResourceType(definition: ResourceDefinition): ResourceTyp
     qualifiedResource: group === '' ? resource : `${resource}.${group}`,
     qualifiedKind: group === '' ? kind : `${kind}.${group}`,
     typePrefix: `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)}`,
-    fieldSet:
-      customResource || selectableFields.length > 0 || strategy.fieldSet === undefined
-        ? fieldSetFor(group, resource, customResource, selectableFields)
-        : strategy.fieldSet,
+    fieldSet: strategy.fieldSet ?? DEFAULT_FIELD_SET,
     bookmarkExtra: strategy.bookmarkExtra ?? {},
-    subresources: customResource
-      ? {
-          status: definition.subresources?.status !== undefined && definition.subresources.status !== false,
-          scale: definition.subresources?.scale,
-        }
-      : builtinSubresources(group, resource, definition.subresources),
+    subresources,
     listTypes: customResource ? listTypesSchema(definition.listTypes ?? {}) : undefined,
+    strategy,
   });
 }
 
@@ -283,10 +292,16 @@ export function resolveResourceType(definition: ResourceDefinition): ResourceTyp
 export class ResourceRegistry {
   readonly #byPath = new Map<string, ResourceType>();
   readonly #all: ResourceType[] = [];
+  /** This server's strategies (the services' cluster-IP allocator is per server). */
+  readonly #strategies: StrategySource;
+
+  constructor(strategies: StrategySource) {
+    this.#strategies = strategies;
+  }
 
   /** Registers (or replaces) a type. Returns the resolved type. */
   register(definition: ResourceDefinition): ResourceType {
-    const type = resolveResourceType(definition);
+    const type = resolveResourceType(definition, this.#strategies);
     const path = pathKey(type.group, type.version, type.resource);
     const existing = this.#byPath.get(path);
     if (existing) this.#all.splice(this.#all.indexOf(existing), 1);

@@ -1,6 +1,5 @@
-import type { JsonObject } from './fieldSets.js';
+import { rec, type JsonObject } from '../api/json.js';
 import type { ResourceType } from './resourceRegistry.js';
-import { rec } from '../storage/storedForm.js';
 
 /**
  * The create-only review resources kubectl uses, answered and never stored, as their `REST.Create`

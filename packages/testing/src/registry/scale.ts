@@ -1,10 +1,10 @@
 import { labelSelectorFromObject } from '@kinformer/core';
-import type { JsonObject } from './fieldSets.js';
+import { rec, type JsonObject } from '../api/json.js';
 import type { ObjectStore } from '../storage/objectStore.js';
 import type { ResourceType } from './resourceRegistry.js';
 import { conflictError, invalidError, invalidField } from '../api/statusErrors.js';
 import type { StoredEntry } from '../storage/storedEntry.js';
-import { rec, text } from '../storage/storedForm.js';
+import { text } from '../storage/storedForm.js';
 import type { WriteOptions } from '../endpoints/writeOptions.js';
 
 /**

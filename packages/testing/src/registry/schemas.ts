@@ -1,7 +1,6 @@
 import * as models from '@kubernetes/client-node';
-import type { JsonObject } from './fieldSets.js';
+import { rec, type JsonObject } from '../api/json.js';
 import type { ResourceType } from './resourceRegistry.js';
-import { rec } from '../storage/storedForm.js';
 
 /**
  * OpenAPI schemas of the served kinds, and the decoder's treatment of unknown fields.

@@ -92,6 +92,68 @@ describe('server-side apply', () => {
     expect(server.list('deployments.apps', 'nope')).toEqual([]);
   });
 
+  test('server.apply() runs NamespaceLifecycle as the PATCH does; with namespaceLifecycle: false it creates', async () => {
+    server = await FakeApiServer.start();
+    const config = { ...deployment(1), metadata: { name: 'web', namespace: 'nope' } };
+    expect(() => server.apply('deployments.apps', config, { fieldManager: 'ci' })).toThrow(
+      expect.objectContaining({ status: expect.objectContaining({ code: 404, reason: 'NotFound' }) }),
+    );
+    expect(server.list('deployments.apps', 'nope')).toEqual([]);
+    await server.close();
+    server = await FakeApiServer.start({ namespaceLifecycle: false });
+    expect(server.apply('deployments.apps', config, { fieldManager: 'ci' }).metadata.namespace).toBe('nope');
+  });
+
+  test('an apply is decoded like a create: unknown fields dropped with a Warning, 400 under Strict; the result is defaulted', async () => {
+    server = await FakeApiServer.start();
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', bogus: 1 },
+      spec: { containers: [{ name: 'c', image: 'nginx:1' }], nope: true },
+    };
+    const strict = await apply(
+      '/api/v1/namespaces/default/pods/p',
+      pod,
+      'fieldManager=ci&fieldValidation=Strict',
+    );
+    expect(strict.status).toBe(400);
+    expect(strict.json.message).toBe(
+      'Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "metadata.bogus", unknown field "spec.nope"',
+    );
+    expect(server.list('pods')).toEqual([]);
+    const created = await apply('/api/v1/namespaces/default/pods/p', pod, 'fieldManager=ci');
+    expect(created.status).toBe(201);
+    expect(created.headers.get('warning')).toBe(
+      '299 - "unknown field \\"metadata.bogus\\"", 299 - "unknown field \\"spec.nope\\""',
+    );
+    expect(created.json.metadata).not.toHaveProperty('bogus');
+    expect(created.json.spec).not.toHaveProperty('nope');
+    // SetDefaults_PodSpec and the create-time admission defaults, as for a POST.
+    expect(created.json.spec).toMatchObject({
+      restartPolicy: 'Always',
+      dnsPolicy: 'ClusterFirst',
+      priority: 0,
+    });
+    expect(JSON.stringify(managers(created.json))).not.toContain('nope');
+    // An apply that updates is decoded the same way.
+    const updated = await apply(
+      '/api/v1/namespaces/default/pods/p',
+      pod,
+      'fieldManager=ci&fieldValidation=Strict',
+    );
+    expect(updated.status).toBe(400);
+    // In process: dropped too.
+    const inProcess = server.apply(
+      'configmaps',
+      { metadata: { name: 'cm' }, data: { a: '1' }, spec: {} },
+      {
+        fieldManager: 'ci',
+      },
+    );
+    expect(inProcess).not.toHaveProperty('spec');
+  });
+
   test('re-applying the same configuration writes nothing; a YAML body works as JSON does', async () => {
     server = await FakeApiServer.start();
     await apply(`${DEPLOYS}/web`, deployment(2), 'fieldManager=ci');
@@ -222,16 +284,17 @@ describe('server-side apply', () => {
       'pods',
       'p',
     );
+    // Merged by name, then defaulted (SetDefaults_Container) as every write is.
     expect(both.spec.containers).toEqual([
-      { name: 'app', image: 'a:1' },
-      { name: 'sidecar', image: 's:1' },
+      expect.objectContaining({ name: 'app', image: 'a:1', imagePullPolicy: 'IfNotPresent' }),
+      expect.objectContaining({ name: 'sidecar', image: 's:1' }),
     ]);
     await apply(`${PODS}/p`, pod([{ name: 'sidecar', image: 's:1' }]), 'fieldManager=one');
     // "one" now applies only the sidecar (shared with "two"): app was its own, so it is pruned.
     expect(
       server.get<{ spec: { containers: unknown[] } } & { apiVersion: string; kind: string }>('pods', 'p').spec
         .containers,
-    ).toEqual([{ name: 'sidecar', image: 's:1' }]);
+    ).toEqual([expect.objectContaining({ name: 'sidecar', image: 's:1' })]);
   });
 
   test('custom resources merge lists atomically unless listTypes declares them', async () => {

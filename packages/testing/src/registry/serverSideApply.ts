@@ -1,6 +1,6 @@
-import { loadYaml } from '@kubernetes/client-node';
+import { load as loadYaml } from 'js-yaml';
 import { compareSets, isUnder, keyElement, listKind, removePath } from './fieldPaths.js';
-import type { JsonObject } from './fieldSets.js';
+import { isMap, rec, type JsonObject } from '../api/json.js';
 import { jsonClone } from '../api/jsonClone.js';
 import {
   encodeManagers,
@@ -14,9 +14,10 @@ import {
 import type { ObjectStore } from '../storage/objectStore.js';
 import type { ResourceType } from './resourceRegistry.js';
 import { badRequestError, notFoundError } from '../api/statusErrors.js';
+import { decodeFields, decodeWrite, type AdmitCreate, type FieldValidation } from './admission.js';
 import type { StoredEntry } from '../storage/storedEntry.js';
 import type { PatchSchema } from './strategicMergePatch.js';
-import { rec, rfc3339 } from '../storage/storedForm.js';
+import { rfc3339 } from '../storage/storedForm.js';
 
 /**
  * Server-side apply (`PATCH` with `application/apply-patch+yaml`), as kube-apiserver's
@@ -32,6 +33,13 @@ import { rec, rfc3339 } from '../storage/storedForm.js';
  * 4. every other manager that owns a field the apply changes conflicts (409), unless `force`, which
  *    takes those fields from them (`Updater.update`);
  * 5. an object that does not exist is created (`createIfNotFound`, answered 201).
+ *
+ * Around the merge, an apply is decoded, defaulted and admitted as the other writes are: the
+ * configuration's unknown fields are dropped, reported or refused per `fieldValidation`
+ * (`applyPatcher.applyPatchToCurrentObject`'s strict YAML check), the merged object is defaulted
+ * (`structuredMergeManager.Apply` runs the object defaulter) and validated, and an apply that
+ * creates runs the create admission (NamespaceLifecycle: `patchResource` admits an object that does
+ * not exist yet as a create).
  */
 
 /** What an apply request carries. */
@@ -44,10 +52,8 @@ export interface ApplyRequest {
   force: boolean;
   dryRun: boolean;
   now: number;
-}
-
-function isMap(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  /** `?fieldValidation=` of the request (the in-process API: `Warn`). */
+  fieldValidation: FieldValidation;
 }
 
 /** `TypedValue.Merge`: the applied configuration over the live object. */
@@ -168,21 +174,19 @@ export function applyToObject(
 
 /**
  * Serves an apply: creates the object when it does not exist (not through a subresource: 404), else
- * updates it with the merged result. Returns the entry and whether it was created.
+ * updates it with the merged result. Returns the entry, whether it was created and the warnings of
+ * decoding (`Warning` headers).
  */
 export function serveApply(
   store: ObjectStore,
   request: ApplyRequest,
   config: JsonObject,
-  /**
-   * Create admission when the apply creates the object (HTTP: NamespaceLifecycle). kube's
-   * `handlers/patch.go` (`applyPatcher` via `patchResource`) runs the create admission chain when
-   * the object does not exist yet, as a POST would.
-   */
-  admitCreate?: (created: JsonObject) => void,
-): { entry: StoredEntry; created: boolean } {
+  /** The server's create admission, run when the apply creates the object (as a POST would be). */
+  admitCreate: AdmitCreate,
+): { entry: StoredEntry; created: boolean; warnings: string[] } {
   const { type, namespace, name, subresource } = request;
   checkAppliedConfiguration(type, config);
+  const warnings = decodeFields(type, config, request.fieldValidation, false);
   const ctx: FieldManagerContext = { type, subresource, manager: request.manager, now: request.now };
   const existing = store.find(type, namespace, name);
   const bodyName = rec(config.metadata).name;
@@ -193,28 +197,23 @@ export function serveApply(
   }
   if (existing === undefined) {
     if (subresource !== undefined) throw notFoundError(type, name);
-    const created = applyToObject(ctx, undefined, config, request.force);
-    const meta = { ...rec(created.metadata), name };
-    admitCreate?.({ ...created, metadata: meta });
-    const entry = store.create(
-      type,
-      type.namespaced ? namespace : undefined,
-      { ...created, metadata: meta },
-      {
-        strategy: true,
-        dryRun: request.dryRun,
-      },
-    );
-    return { entry, created: true };
+    const applied = applyToObject(ctx, undefined, config, request.force);
+    const created = { ...applied, metadata: { ...rec(applied.metadata), name } };
+    decodeWrite(type, created, { creating: true, fieldValidation: 'Ignore' });
+    const urlNamespace = type.namespaced ? namespace : undefined;
+    admitCreate(type, urlNamespace);
+    const entry = store.create(type, urlNamespace, created, { strategy: true, dryRun: request.dryRun });
+    return { entry, created: true, warnings };
   }
   const next = applyToObject(ctx, existing.obj, config, request.force);
+  decodeWrite(type, next, { creating: false, fieldValidation: 'Ignore' });
   const entry = store.update(type, type.namespaced ? namespace : undefined, name, next, {
     strategy: true,
     dryRun: request.dryRun,
     allowUnconditional: true,
     ...(subresource === undefined ? {} : { subresource }),
   });
-  return { entry, created: false };
+  return { entry, created: false, warnings };
 }
 
 /** True for `application/apply-patch+yaml` (the only apply encoding the fake reads; CBOR is alpha). */
@@ -224,7 +223,9 @@ export function isApplyPatch(contentType: string | undefined): boolean {
 
 /**
  * The applied configuration in a request body: YAML or JSON (JSON is YAML), which must be one
- * object. @throws 400 as `applyPatcher` answers a body that does not decode.
+ * object, read as plain data (`yaml.Unmarshal` into an `Unstructured`: unknown fields stay for
+ * decoding to drop, warn of or refuse). @throws 400 as `applyPatcher` answers a body that does not
+ * decode.
  */
 export function parseAppliedConfiguration(raw: string): JsonObject {
   let parsed: unknown;

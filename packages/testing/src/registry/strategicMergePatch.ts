@@ -1,3 +1,4 @@
+import { isMap, type JsonObject } from '../api/json.js';
 import { PatchError } from './patch.js';
 
 /**
@@ -105,11 +106,7 @@ export function patchSchemaFor(group: string, resource: string): PatchSchema {
   return SCHEMAS[`${group}/${resource}`] ?? META_ONLY;
 }
 
-type Json = Record<string, unknown>;
-
-function isMap(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+type Json = JsonObject;
 
 function clone<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);

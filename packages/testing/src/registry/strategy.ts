@@ -1,4 +1,5 @@
-import type { FieldSet, JsonObject } from './fieldSets.js';
+import type { JsonObject } from '../api/json.js';
+import type { FieldSet } from './fieldSets.js';
 
 /**
  * A resource's REST strategy: what kube-apiserver decides for one kind, in one place, as
@@ -8,7 +9,8 @@ import type { FieldSet, JsonObject } from './fieldSets.js';
  * a kind that has none gets the defaults written beside each member.
  *
  * Each built-in kind with behaviour of its own has a file under `registry/<group>/` (`core/pod.ts`,
- * `core/namespace.ts`, `apps/workloads.ts`, …); `strategies.ts` maps a type to its strategy.
+ * `core/namespace.ts`, `apps/workloads.ts`, …), custom resources `customResource.ts`; `strategies.ts`
+ * maps a type to its strategy, once, when the type is registered (`ResourceType.strategy`).
  */
 export interface ResourceStrategy {
   /** Field-selector labels and values (`GetAttrs` / `ToSelectableFields`); default `metadata.name`/`namespace`. */
@@ -18,6 +20,11 @@ export interface ResourceStrategy {
    * the create-time defaults of the default admission chain. Only absent fields are set. Mutates `obj`.
    */
   readonly defaults?: (obj: JsonObject, creating: boolean) => void;
+  /**
+   * `Validate` / `ValidateUpdate`, the parts the fake checks (a CRD's names and versions). Runs on
+   * every write over HTTP after defaulting. @throws 422 Invalid.
+   */
+  readonly validate?: (obj: JsonObject) => void;
   /**
    * `PrepareForCreate` for a kind with a `status` subresource: the status a new object starts with
    * (kube resets what a client sent). Default `status: {}` (`Status = XStatus{}`).
@@ -35,6 +42,26 @@ export interface ResourceStrategy {
   readonly gracePeriod?: (obj: JsonObject, requested: number | undefined) => number;
   /** Fields besides `metadata` that the real server puts in a BOOKMARK object of this kind. Default none. */
   readonly bookmarkExtra?: Readonly<JsonObject>;
+  /**
+   * The part of an object whose change moves `metadata.generation` (`PrepareForUpdate` compares it),
+   * as JSON, or undefined when the object has none (then it has no generation). Default `spec`.
+   */
+  readonly generationSource?: (obj: JsonObject) => string | undefined;
   /** The stored form of the kind's own fields (a Lease's times as `MicroTime`). Mutates `obj`. */
   readonly normalize?: (obj: JsonObject) => void;
+}
+
+/** What a strategy is chosen by: a resolved definition. */
+export interface StrategyKey {
+  readonly group: string;
+  readonly resource: string;
+  readonly customResource: boolean;
+  /** A definition's `selectableFields` (CRDs; a built-in given some selects by them too). */
+  readonly selectableFields: readonly string[];
+  readonly statusSubresource: boolean;
+}
+
+/** Where a registry takes its types' strategies from (`strategies.ts` `Strategies`, one per server). */
+export interface StrategySource {
+  of(key: StrategyKey): ResourceStrategy;
 }

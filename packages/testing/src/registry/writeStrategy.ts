@@ -1,10 +1,9 @@
-import type { JsonObject } from './fieldSets.js';
+import type { JsonObject } from '../api/json.js';
 import type { ResourceType } from './resourceRegistry.js';
-import { strategyOf } from './strategies.js';
 
 /**
  * The generic part of kube-apiserver's REST strategies, applying each kind's `ResourceStrategy`
- * (`strategies.ts`) to a write, for the parts a client can observe: what `PrepareForCreate` resets, how the main resource and the
+ * (`ResourceType.strategy`) to a write, for the parts a client can observe: what `PrepareForCreate` resets, how the main resource and the
  * `status` subresource split an object between them (`PrepareForUpdate` of the strategy and of its
  * status strategy), and when `metadata.generation` moves. Sources: `pkg/registry/<group>/<kind>/strategy.go`
  * in kubernetes/kubernetes (`podStrategy`, `podStatusStrategy`, `deploymentStrategy`,
@@ -15,14 +14,14 @@ import { strategyOf } from './strategies.js';
 /** `PrepareForCreate`: the status a new object starts with (kube resets what a client sent). */
 export function prepareForCreate(type: ResourceType, obj: JsonObject): JsonObject {
   if (!type.subresources.status) return obj;
-  const prepare = strategyOf(type).prepareForCreate;
+  const prepare = type.strategy.prepareForCreate;
   // Deployments, replicasets, …: `Status = XStatus{}`.
   return prepare === undefined ? { ...obj, status: {} } : prepare(obj);
 }
 
 /** The metadata fields a `status` write may not change, by kind (`ResourceStrategy.statusKeepsMeta`). */
 function statusKeepsMeta(type: ResourceType): readonly string[] | 'all' {
-  return strategyOf(type).statusKeepsMeta ?? [];
+  return type.strategy.statusKeepsMeta ?? [];
 }
 
 /**
@@ -84,27 +83,21 @@ export function resetPaths(
   return paths;
 }
 
-function withoutKeys(obj: JsonObject, keys: readonly string[]): string {
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(obj)) if (!keys.includes(key)) out[key] = value;
-  return JSON.stringify(out);
+/** The default generation source: the spec (built-in strategies compare `Spec`). */
+function specOf(obj: JsonObject): string | undefined {
+  return obj.spec === undefined ? undefined : JSON.stringify(obj.spec);
 }
 
 /**
- * `metadata.generation` after a write: 1 on create for objects with a spec and for every custom
- * resource (`PrepareForCreate` sets `Generation = 1`); +1 when the spec changed (built-ins: the
- * strategies compare `Spec`) or, for a custom resource, anything but metadata (and status, when it
- * has a `status` subresource) changed (`customResourceStrategy.PrepareForUpdate`).
+ * `metadata.generation` after a write: 1 on create for an object with a generation source (a spec;
+ * every custom resource: `PrepareForCreate` sets `Generation = 1`), +1 when the source changed
+ * (`ResourceStrategy.generationSource`: the spec, or for a custom resource all but metadata and
+ * status).
  */
 export function nextGeneration(type: ResourceType, old: JsonObject | undefined, next: JsonObject): unknown {
-  if (old === undefined) return type.customResource || next.spec !== undefined ? 1 : undefined;
-  const oldGeneration = (old.metadata as JsonObject | undefined)?.generation;
-  if (typeof oldGeneration !== 'number')
-    return type.customResource || next.spec !== undefined ? 1 : undefined;
-  let changed: boolean;
-  if (type.customResource) {
-    const ignored = type.subresources.status ? ['metadata', 'status'] : ['metadata'];
-    changed = withoutKeys(old, ignored) !== withoutKeys(next, ignored);
-  } else changed = JSON.stringify(old.spec) !== JSON.stringify(next.spec);
-  return changed ? oldGeneration + 1 : oldGeneration;
+  const source = type.strategy.generationSource ?? specOf;
+  const oldGeneration = (old?.metadata as JsonObject | undefined)?.generation;
+  if (old === undefined || typeof oldGeneration !== 'number')
+    return source(next) !== undefined ? 1 : undefined;
+  return source(old) !== source(next) ? oldGeneration + 1 : oldGeneration;
 }

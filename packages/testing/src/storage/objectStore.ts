@@ -7,7 +7,7 @@ import {
   type DeleteBehaviour,
 } from '../registry/gracefulDeletion.js';
 import { EventHistory, HistoryEvent, type StoredEventType } from './eventHistory.js';
-import type { JsonObject } from '../registry/fieldSets.js';
+import { rec, type JsonObject } from '../api/json.js';
 import { applyJsonPatch, applyMergePatch, PatchError, type PatchType } from '../registry/patch.js';
 import type { ResourceType } from '../registry/resourceRegistry.js';
 import {
@@ -25,10 +25,9 @@ import {
 } from '../api/statusErrors.js';
 import { StoredEntry, type StoredObject } from './storedEntry.js';
 import { applyStrategicMergePatch, patchSchemaFor } from '../registry/strategicMergePatch.js';
-import { asBody, buildMeta, normalize, randomSuffix, rec, rfc3339, text } from './storedForm.js';
+import { asBody, buildMeta, normalize, randomSuffix, rfc3339, text } from './storedForm.js';
 import { trackUpdate, sameIgnoringManagerTimes } from '../registry/managedFields.js';
 import type { WriteOptions } from '../endpoints/writeOptions.js';
-import { strategyOf } from '../registry/strategies.js';
 import { nextGeneration, prepareForCreate, prepareForUpdate } from '../registry/writeStrategy.js';
 
 /** Receives every write to one resource type, in revision order (a watcher). */
@@ -406,7 +405,7 @@ export class ObjectStore {
         deletionGracePeriodSeconds: undefined,
         managedFields,
       }),
-      strategyOf(type).normalize,
+      type.strategy.normalize,
     );
     const entry = new StoredEntry(type, namespace, name, stored, rev);
     if (options.dryRun === true) return entry;
@@ -486,7 +485,7 @@ export class ObjectStore {
         deletionTimestamp: oldMeta.deletionTimestamp,
         deletionGracePeriodSeconds: oldMeta.deletionGracePeriodSeconds,
       }),
-      strategyOf(type).normalize,
+      type.strategy.normalize,
     );
     if (options.fieldManager !== undefined) {
       const tracked = trackUpdate(
@@ -601,7 +600,7 @@ export class ObjectStore {
     // A kind with a CheckGracefulDelete (pods: `core/pod.ts`) always deletes gracefully, so its
     // DELETE is a MODIFIED (deletionTimestamp) before the DELETED. Without the kubelet emulation
     // (`gracefulPods` false) the grace period is 0, as `kubectl delete --now` asks.
-    const gracePeriod = strategyOf(type).gracePeriod;
+    const gracePeriod = type.strategy.gracePeriod;
     const target = withDeletionFinalizers(existing.obj, behaviour.propagationPolicy);
     const plan = planDeletion(
       target,

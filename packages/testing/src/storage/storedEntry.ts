@@ -1,5 +1,5 @@
 import { shardHash, type KubeObject, type ShardSelector } from '@kinformer/core';
-import type { JsonObject } from '../registry/fieldSets.js';
+import type { JsonObject } from '../api/json.js';
 import { jsonClone } from '../api/jsonClone.js';
 import type { ResourceType } from '../registry/resourceRegistry.js';
 
@@ -46,6 +46,11 @@ export class StoredEntry {
   /** Compact JSON with `kind`/`apiVersion` first (a GET body, a watch event object, a CRD list item). */
   typedJson(): string {
     return (this.#typed ??= `${this.type.typePrefix},${this.json().slice(1)}`);
+  }
+
+  /** The object with `kind`/`apiVersion` first, sharing the stored state: read it, never change it. */
+  typed(): JsonObject {
+    return { kind: this.type.kind, apiVersion: this.type.apiVersion, ...this.obj };
   }
 
   /** The JSON of this object as a list item of its type. */

@@ -1,5 +1,5 @@
 import { badRequestError } from '../api/statusErrors.js';
-import { rec, type JsonObject } from '../registry/fieldSets.js';
+import type { JsonObject } from '../api/json.js';
 import type { StoredObject } from './storedEntry.js';
 
 /**
@@ -27,9 +27,6 @@ const META_ORDER = [
 ] as const;
 const META_KEYS: ReadonlySet<string> = new Set(META_ORDER);
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-
-/** One definition, in `registry/fieldSets.ts`; re-exported for the storage-layer callers. */
-export { rec };
 
 export function text(value: unknown): string {
   return typeof value === 'string' ? value : '';

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../fieldSets.js';
+import type { JsonObject } from '../../api/json.js';
 import type { ResourceStrategy } from '../strategy.js';
 
 /**

@@ -1,5 +1,6 @@
 import { object, setDefault } from '../defaulting.js';
-import { fieldSet, metaFields, NOT_SUPPORTED, rec, str } from '../fieldSets.js';
+import { fieldSet, metaFields, NOT_SUPPORTED, str } from '../fieldSets.js';
+import { rec } from '../../api/json.js';
 import type { ResourceStrategy } from '../strategy.js';
 
 /**

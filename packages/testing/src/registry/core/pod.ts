@@ -1,4 +1,5 @@
-import { fieldSet, metaFields, NOT_SUPPORTED, rec, str, bool, type JsonObject } from '../fieldSets.js';
+import { fieldSet, metaFields, NOT_SUPPORTED, str, bool } from '../fieldSets.js';
+import { rec, type JsonObject } from '../../api/json.js';
 import { objects, setDefault, object } from '../defaulting.js';
 import type { ResourceStrategy } from '../strategy.js';
 
