@@ -254,9 +254,10 @@ export class ListDecoder<T> {
       }
       const c = buf[i++] as number;
       if (c === QUOTE) inString = true;
-      else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      // `{` and `[` differ only in bit 0x20, as `}` and `]` do: one compare for each pair.
+      else if ((c | 0x20) === OPEN_BRACE) {
         if (++depth > MAX_OBJECT_DEPTH) return false;
-      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+      } else if ((c | 0x20) === CLOSE_BRACE) depth--;
     }
     this.wholeDepth = depth;
     this.wholeInString = inString;

@@ -166,7 +166,7 @@ describe('listAllPages: the next page asked for while this one arrives (onListMe
   });
   const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-  it('asks for page 2 once page 1 announces its token, before page 1 has arrived, and merges in order', async () => {
+  it('asks for pages 2 and 3 as tokens are announced, before page 1 has arrived, and merges in order', async () => {
     const server = manualServer();
     const done = listAllPages(
       server.list,
@@ -179,20 +179,69 @@ describe('listAllPages: the next page asked for while this one arrives (onListMe
     await tick();
     expect(server.calls).toHaveLength(2);
     expect(server.calls[1]!.options).toEqual({ resourceVersion: '', limit: 500, continue: 'a' });
-    // Page 2 announces its own token while page 1 is still awaited: no third request yet (one ahead).
+    // Page 2 announces its own token while page 1 is still awaited: page 3 goes out (two ahead).
     server.calls[1]!.announce('b');
     await tick();
-    expect(server.calls).toHaveLength(2);
-    server.calls[0]!.resolve(page(0, 2, 'a'));
-    await tick();
-    // Page 2 is now the one awaited and its token is known: page 3 goes out at once.
     expect(server.calls).toHaveLength(3);
     expect(server.calls[2]!.options.continue).toBe('b');
+    // Page 3's token would be a third page ahead: not yet.
+    server.calls[2]!.announce('c');
+    await tick();
+    expect(server.calls).toHaveLength(3);
+    server.calls[0]!.resolve(page(0, 2, 'a'));
+    await tick();
+    // Page 2 is now the one awaited and page 3's token is known: page 4 goes out at once.
+    expect(server.calls).toHaveLength(4);
+    expect(server.calls[3]!.options.continue).toBe('c');
     server.calls[1]!.resolve(page(2, 4, 'b'));
-    server.calls[2]!.resolve(page(4, 5));
+    server.calls[2]!.resolve(page(4, 5, 'c'));
+    server.calls[3]!.resolve(page(5, 6));
     const result = await done;
-    expect(result.list.items).toEqual(items(0, 5));
-    expect(result.requests).toBe(3);
+    expect(result.list.items).toEqual(items(0, 6));
+    expect(result.requests).toBe(4);
+    expect(server.open()).toBe(0);
+  });
+
+  it('a wrong token cancels every page asked for after it', async () => {
+    const server = manualServer();
+    const done = listAllPages(server.list, {}, { signal: new AbortController().signal });
+    await tick();
+    server.calls[0]!.announce('wrong');
+    await tick();
+    server.calls[1]!.announce('x');
+    await tick();
+    expect(server.calls).toHaveLength(3);
+    server.calls[0]!.resolve(page(0, 1, 'right'));
+    await tick();
+    await tick();
+    expect(server.calls[1]!.signal.aborted).toBe(true);
+    expect(server.calls[2]!.signal.aborted).toBe(true);
+    expect(server.calls[3]!.options.continue).toBe('right');
+    server.calls[3]!.resolve(page(1, 2));
+    expect((await done).list.items).toEqual(items(0, 2));
+    expect(server.open()).toBe(0);
+  });
+
+  it('a token announced by a page as it is cancelled starts nothing', async () => {
+    const server = manualServer();
+    // Page 2's metadata comes in with its cancellation, before its request has settled.
+    const list: ListFunc<Item> = (options, context) => {
+      if (options.continue === 'wrong')
+        context.signal.addEventListener('abort', () => context.onListMeta?.({ continue: 'x' }), {
+          once: true,
+        });
+      return server.list(options, context);
+    };
+    const done = listAllPages(list, {}, { signal: new AbortController().signal });
+    await tick();
+    server.calls[0]!.announce('wrong');
+    await tick();
+    server.calls[0]!.resolve(page(0, 1, 'right'));
+    await tick();
+    await tick();
+    expect(server.calls.map((c) => c.options.continue)).toEqual([undefined, 'wrong', 'right']);
+    server.calls[2]!.resolve(page(1, 2));
+    expect((await done).list.items).toEqual(items(0, 2));
     expect(server.open()).toBe(0);
   });
 
@@ -276,7 +325,7 @@ describe('listAllPages: the next page asked for while this one arrives (onListMe
     expect(server.open()).toBe(0);
   });
 
-  it('an abort cancels both requests', async () => {
+  it('an abort cancels every request', async () => {
     const server = manualServer();
     const controller = new AbortController();
     const done = listAllPages(server.list, {}, { signal: controller.signal });
@@ -301,7 +350,7 @@ describe('listAllPages: the next page asked for while this one arrives (onListMe
     expect((await done).list.items).toEqual(items(0, 2));
   });
 
-  it('property: whatever the hints and the order requests settle in, the list is the sequential one and at most two requests are open', async () => {
+  it('property: whatever the hints and the order requests settle in, the list is the sequential one and at most three requests are open', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(
@@ -361,7 +410,7 @@ describe('listAllPages: the next page asked for while this one arrives (onListMe
           }
           const result = await done;
           expect(result.list.items).toEqual(items(0, at));
-          expect(maxOpen).toBeLessThanOrEqual(2);
+          expect(maxOpen).toBeLessThanOrEqual(3);
           expect(server.open()).toBe(0);
         },
       ),

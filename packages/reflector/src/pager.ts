@@ -6,6 +6,12 @@ import type { ListOptions, RequestContext } from './listerWatcher.js';
 /** client-go's `pager.PageSize`: the default LIST chunk size. */
 export const DEFAULT_PAGE_SIZE = 500;
 
+/**
+ * Pages asked for ahead of the one being awaited, at most: two, so that the server builds the next
+ * pages while this one is decoded even when a page takes it longer than it takes the client.
+ */
+const PAGES_AHEAD = 2;
+
 /** One LIST call: the shape of {@link ListerWatcher.list}. */
 export type ListFunc<T> = (options: ListOptions, context: RequestContext) => Promise<KubeList<T>>;
 
@@ -22,8 +28,8 @@ export interface ListPagerOptions {
   fullListIfExpired?: boolean;
   /**
    * Ask for the next page while the current one is still arriving, when the ListerWatcher announces
-   * the page's continue token early (`RequestContext.onListMeta`; `createListWatch` does): at most one
-   * page ahead, so at most two requests are open and one more page is held. Default true.
+   * the page's continue token early (`RequestContext.onListMeta`; `createListWatch` does): at most two
+   * pages ahead, so at most three requests are open and two more pages are held. Default true.
    */
   prefetch?: boolean;
 }
@@ -76,26 +82,36 @@ export async function listAllPages<T>(
     const page = pendingPage(list, pageOptions, signal, prefetch, (hint) => {
       if (page.hint !== undefined) return;
       page.hint = hint;
-      if (page.awaited) ahead(page, pageOptions);
+      askAhead();
     });
     return page;
   };
-  // At most one page ahead: the page after the one being awaited, once its continue token is known.
-  const ahead = (page: PendingPage<T>, pageOptions: ListOptions): void => {
-    if (page.next !== undefined || page.hint === undefined || signal.aborted) return;
-    page.next = start(continuation(pageOptions, page.hint));
+  // Up to PAGES_AHEAD pages after the one being awaited, each once the page before it has announced
+  // its continue token. Nothing once the awaited page has arrived (the loop decides what comes next)
+  // or past a page that was cancelled.
+  const askAhead = (): void => {
+    let page = current;
+    if (!page.awaited || page.arrived || signal.aborted) return;
+    for (let k = 0; k < PAGES_AHEAD; k++) {
+      if (page.next === undefined) {
+        if (page.hint === undefined || page.controller.signal.aborted) return;
+        page.next = start(continuation(page.options, page.hint));
+      }
+      page = page.next;
+    }
   };
 
-  let current = start(opts);
+  let current: PendingPage<T> = start(opts);
   try {
     for (;;) {
       if (signal.aborted) throw abortError(signal);
       current.awaited = true;
-      ahead(current, opts);
+      askAhead();
       let page: KubeList<T>;
       try {
         page = await current.promise;
       } catch (err) {
+        current.arrived = true;
         if (signal.aborted || !fullListIfExpired || !isExpiredError(err) || !opts.continue) throw err;
         await cancel(current.next);
         current.next = undefined;
@@ -108,6 +124,7 @@ export async function listAllPages<T>(
         checkList(result);
         return { list: result, paginated, requests };
       }
+      current.arrived = true;
       checkList(page);
       const cont = page.metadata?.continue;
       if (!cont && merged === undefined) return { list: page, paginated, requests };
@@ -140,8 +157,11 @@ interface PendingPage<T> {
   readonly promise: Promise<KubeList<T>>;
   readonly controller: AbortController;
   hint?: string;
-  /** The loop is waiting for this page: a hint may start the next one. */
+  /** The loop is waiting for this page: hints may start the pages after it. */
   awaited: boolean;
+  /** The loop has its outcome: no more pages are asked for ahead of it. */
+  arrived: boolean;
+  /** The page asked for ahead with this page's `hint`. */
   next: PendingPage<T> | undefined;
 }
 
@@ -179,14 +199,13 @@ function pendingPage<T>(
   })();
   // A page asked for ahead may fail before anyone awaits it; the loop sees the rejection when it does.
   promise.catch(() => {});
-  return { options, promise, controller, awaited: false, next: undefined };
+  return { options, promise, controller, awaited: false, arrived: false, next: undefined };
 }
 
-/** Cancels a page asked for ahead and waits until its request has settled. */
+/** Cancels a page asked for ahead, and the pages asked for after it, and waits until their requests have settled. */
 async function cancel<T>(page: PendingPage<T> | undefined): Promise<void> {
-  if (page === undefined) return;
-  page.controller.abort();
-  await page.promise.catch(() => {});
+  for (let p = page; p !== undefined; p = p.next) p.controller.abort();
+  for (let p = page; p !== undefined; p = p.next) await p.promise.catch(() => {});
 }
 
 /** The options of the page after one that ended with `token`. */
