@@ -259,6 +259,33 @@ describe('hash ranges', () => {
     );
   });
 
+  it('matches any range [start, end) as BigInt arithmetic does, for any field value', () => {
+    const bound = fc.bigInt({ min: 0n, max: 1n << 64n });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(bound, bound), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.oneof(fc.uuid(), fc.string(), fc.string({ unit: 'binary' })), { maxLength: 30 }),
+        (pairs, values) => {
+          const ranges = pairs
+            .map(([a, b]) => (a < b ? [a, b] : [b, a]))
+            .filter(([a, b]) => a < b);
+          if (ranges.length === 0) return;
+          const sel = shardSelectorFromRanges(
+            'object.metadata.namespace',
+            ranges.map(([a, b]) => ({ start: shardBound(a), end: shardBound(b) })),
+          );
+          for (const value of values) {
+            const hash = BigInt(shardHash(value));
+            const expected = ranges.some(([a, b]) => hash >= a && hash < b);
+            expect(sel.matches({ metadata: { namespace: value } })).toBe(expected);
+            expect(sel.matchesHash(shardHash(value))).toBe(expected);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('matches an object by namespace when the field is the namespace, a missing field hashing ""', () => {
     const all = splitHashSpace(4).map((r) => shardSelectorFromRanges('object.metadata.namespace', [r]));
     const owner = all.filter((s) => s.matches({ metadata: { namespace: 'team-a', uid: 'x' } }));

@@ -43,26 +43,59 @@ function hexLess(a: string, b: string): boolean {
   return a < b;
 }
 
+/** A range's bounds as 32-bit halves, for comparing hashes without strings; `endTop` when `end` is 2^64. */
+interface NumericRange {
+  readonly startHi: number;
+  readonly startLo: number;
+  readonly endHi: number;
+  readonly endLo: number;
+  readonly endTop: boolean;
+}
+
+/** A canonical bound below 2^64 (`'0x'` + 16 hex digits) as its two 32-bit halves. */
+function halves(bound: string): [number, number] {
+  return [Number.parseInt(bound.slice(2, 10), 16), Number.parseInt(bound.slice(10, 18), 16)];
+}
+
+/** `(aHi, aLo) < (bHi, bLo)` as unsigned 64-bit numbers. */
+function below(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
+  return aHi < bHi || (aHi === bHi && aLo < bLo);
+}
+
 class Selector implements ShardSelector {
   readonly field: ShardField;
   readonly ranges: readonly ShardRange[];
   readonly #text: string;
+  readonly #numeric: readonly NumericRange[];
 
   constructor(field: ShardField, ranges: readonly ShardRange[]) {
     this.field = field;
     this.ranges = Object.freeze(ranges.map((r) => Object.freeze({ start: r.start, end: r.end })));
     this.#text = this.ranges.map((r) => `shardRange(${field}, '${r.start}', '${r.end}')`).join(' || ');
+    this.#numeric = this.ranges.map((r) => {
+      const [startHi, startLo] = halves(r.start);
+      const endTop = r.end === SHARD_HASH_SPACE_END;
+      const [endHi, endLo] = endTop ? [0, 0] : halves(r.end);
+      return { startHi, startLo, endHi, endLo, endTop };
+    });
   }
 
   matches(obj: KubeObject): boolean {
     const meta = obj.metadata;
-    const value = this.field === 'object.metadata.uid' ? meta?.uid : meta?.namespace;
-    return this.matchesHash(shardHash(value ?? ''));
+    fnv64(this.field === 'object.metadata.uid' ? (meta?.uid ?? '') : (meta?.namespace ?? ''));
+    return this.#contains(hash.hi, hash.lo);
   }
 
-  matchesHash(hash: string): boolean {
-    for (const r of this.ranges) {
-      if (!hexLess(hash, r.start) && hexLess(hash, r.end)) return true;
+  matchesHash(text: string): boolean {
+    const [hi, lo] = halves(text);
+    return this.#contains(hi, lo);
+  }
+
+  /** `HexLess`-equivalent matching on numbers: the ranges are OR-ed, each is `[start, end)`. */
+  #contains(hi: number, lo: number): boolean {
+    for (const r of this.#numeric) {
+      if (below(hi, lo, r.startHi, r.startLo)) continue;
+      if (r.endTop || below(hi, lo, r.endHi, r.endLo)) return true;
     }
     return false;
   }
@@ -81,21 +114,13 @@ function hex32(n: number): string {
   return s;
 }
 
-/**
- * `HashField`: FNV-1a 64 of the UTF-8 bytes of `value`, as `'0x'` + 16 lowercase hex digits. Computed
- * on two 32-bit halves (no BigInt), so hashing a UID costs well under a microsecond.
- */
-export function shardHash(value: string): string {
+/** The last {@link fnv64} result (one module-level pair: hashing allocates nothing). */
+const hash = { hi: 0, lo: 0 };
+
+/** FNV-1a 64 of the UTF-8 bytes of `value` into {@link hash}, on two 32-bit halves (no BigInt). */
+function fnv64(value: string): void {
   let hi = 0xcbf29ce4;
   let lo = 0x84222325;
-  const step = (byte: number): void => {
-    lo = (lo ^ byte) >>> 0;
-    // h * 0x100000001b3 mod 2^64 = h * 0x1b3 + (h << 40)
-    const a = lo * 0x1b3;
-    const carry = Math.floor(a / 4294967296);
-    hi = (Math.imul(hi, 0x1b3) + carry + (lo << 8)) >>> 0;
-    lo = a >>> 0;
-  };
   let ascii = true;
   for (let i = 0; i < value.length; i++) {
     if (value.charCodeAt(i) > 0x7f) {
@@ -103,9 +128,27 @@ export function shardHash(value: string): string {
       break;
     }
   }
-  if (ascii) for (let i = 0; i < value.length; i++) step(value.charCodeAt(i));
-  else for (const byte of encoder.encode(value)) step(byte);
-  return `0x${hex32(hi)}${hex32(lo)}`;
+  const bytes: ArrayLike<number> = ascii ? { length: 0 } : encoder.encode(value);
+  const n = ascii ? value.length : bytes.length;
+  for (let i = 0; i < n; i++) {
+    lo = (lo ^ (ascii ? value.charCodeAt(i) : (bytes[i] as number))) >>> 0;
+    // h * 0x100000001b3 mod 2^64 = h * 0x1b3 + (h << 40)
+    const a = lo * 0x1b3;
+    const carry = Math.floor(a / 4294967296);
+    hi = (Math.imul(hi, 0x1b3) + carry + (lo << 8)) >>> 0;
+    lo = a >>> 0;
+  }
+  hash.hi = hi;
+  hash.lo = lo;
+}
+
+/**
+ * `HashField`: FNV-1a 64 of the UTF-8 bytes of `value`, as `'0x'` + 16 lowercase hex digits. Computed
+ * on two 32-bit halves (no BigInt), so hashing a UID costs well under a microsecond.
+ */
+export function shardHash(value: string): string {
+  fnv64(value);
+  return `0x${hex32(hash.hi)}${hex32(hash.lo)}`;
 }
 
 function invalid(selector: string, message: string): KinformerError {

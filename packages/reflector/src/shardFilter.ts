@@ -50,10 +50,18 @@ export class ShardFilteringListerWatcher<T extends KubeObject> implements Lister
     const echoed = list.metadata?.shardInfo?.selector;
     const honoured = echoed !== undefined && sameSelector(echoed, this.#wire);
     this.#counters.shardFilterMode = honoured ? 'server' : 'client';
-    const kept = list.items.filter((item) => this.#selector.matches(item));
-    const dropped = list.items.length - kept.length;
-    if (dropped === 0) return list;
-    this.#counters.shardDropped += dropped;
+    const items = list.items;
+    const selector = this.#selector;
+    // The server filtered (or every object is in range): the page as it came, no copy.
+    let first = 0;
+    while (first < items.length && selector.matches(items[first] as T)) first++;
+    if (first === items.length) return list;
+    const kept = items.slice(0, first);
+    for (let i = first + 1; i < items.length; i++) {
+      const item = items[i] as T;
+      if (selector.matches(item)) kept.push(item);
+    }
+    this.#counters.shardDropped += items.length - kept.length;
     return { ...list, items: kept };
   }
 
