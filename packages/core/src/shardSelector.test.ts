@@ -267,16 +267,16 @@ describe('hash ranges', () => {
         fc.array(fc.oneof(fc.uuid(), fc.string(), fc.string({ unit: 'binary' })), { maxLength: 30 }),
         (pairs, values) => {
           const ranges = pairs
-            .map(([a, b]) => (a < b ? [a, b] : [b, a]))
-            .filter(([a, b]) => a < b);
+            .map(([a, b]) => ({ lo: a < b ? a : b, hi: a < b ? b : a }))
+            .filter(({ lo, hi }) => lo < hi);
           if (ranges.length === 0) return;
           const sel = shardSelectorFromRanges(
             'object.metadata.namespace',
-            ranges.map(([a, b]) => ({ start: shardBound(a), end: shardBound(b) })),
+            ranges.map(({ lo, hi }) => ({ start: shardBound(lo), end: shardBound(hi) })),
           );
           for (const value of values) {
             const hash = BigInt(shardHash(value));
-            const expected = ranges.some(([a, b]) => hash >= a && hash < b);
+            const expected = ranges.some(({ lo, hi }) => hash >= lo && hash < hi);
             expect(sel.matches({ metadata: { namespace: value } })).toBe(expected);
             expect(sel.matchesHash(shardHash(value))).toBe(expected);
           }
