@@ -29,6 +29,12 @@ export interface ChaosOptions {
   writesPerSecond?: number;
   /** Mean time between two faults (default 250). */
   faultIntervalMs?: number;
+  /**
+   * The churn goes on past `durationMs` until this many faults were injected, for at most three times
+   * `durationMs` (default 0). Faults come per tick of the run loop, and a loaded machine runs fewer
+   * ticks: a test that asserts what the run did sets this instead of trusting the clock.
+   */
+  minFaults?: number;
   /** Relative weights of the fault kinds (merged over the defaults; 0 disables a kind). */
   faultWeights?: Partial<Record<FaultKind, number>>;
   /** Failure rules that may wait for a request per scope (default `MAX_PENDING_FAILURES`, 2). */
@@ -246,7 +252,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let carry = 0;
     let phase = 0;
     let midBytes: number | undefined;
-    for (let tick = 1; Date.now() < end; tick++) {
+    const minFaults = options.minFaults ?? 0;
+    const hardEnd = start + 3 * durationMs;
+    const churning = (): boolean => {
+      const now = Date.now();
+      return now < end || (faults.injected < minFaults && now < hardEnd);
+    };
+    for (let tick = 1; churning(); tick++) {
       const elapsed = Date.now() - start;
       if (phase === 0 && elapsed >= durationMs * 0.1) {
         informers.addLateHandlers();

@@ -22,7 +22,8 @@ describe('chaos: churn with injected faults, informers over HTTP', () => {
   test.each(SEEDS)(
     'seed %i: every cache equals the server, every handler stream is consistent, every informer recovered',
     async (seed) => {
-      const report = await runChaos({ seed, durationMs: 10_000, objects: 2_000 });
+      // Ten seconds, longer on a loaded machine until 30 faults came (at ~250 ms apart, 40 come in 10 s).
+      const report = await runChaos({ seed, durationMs: 10_000, objects: 2_000, minFaults: 30 });
 
       expect(outcome(report)).toEqual({ mismatches: 0, samples: [] });
       expect(report.quiescent).toBe(true);
