@@ -1,6 +1,8 @@
 import { ErrorCodes } from '@kinformer/core';
 import { AtomicFIFO } from './atomicFifo.js';
 import type { AtomicFIFOOptions } from './atomicFifo.js';
+import { keyFunction, mk } from './fifo.test.helpers.js';
+import type { TestObj } from './fifo.test.helpers.js';
 import type { Deltas } from './queue.js';
 import { RealFIFO } from './realFifo.js';
 
@@ -8,13 +10,6 @@ import { RealFIFO } from './realFifo.js';
 // TestRealFIFO_ReplaceAtomicPop, TestRealFIFO_ResyncAtomic and the non-atomic bookmark case), plus
 // kinformer's own tests of the AtomicFIFO. What it shares with the other queues is in
 // fifo.scenarios.test.ts.
-
-interface TestObj {
-  name: string;
-  val: unknown;
-}
-const mk = (name: string, val: unknown): TestObj => ({ name, val });
-const keyFunction = (o: TestObj): string => o.name;
 
 function atomicFifo(options: AtomicFIFOOptions<TestObj> = {}): AtomicFIFO<TestObj> {
   return new AtomicFIFO<TestObj>({ keyFunction, emitDeltaTypeBookmark: true, ...options });

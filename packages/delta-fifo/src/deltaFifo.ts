@@ -88,14 +88,8 @@ export class DeltaFIFO<T> extends FIFOCore<T> implements Queue<T> {
    * computed before anything is queued, so a throw leaves the queue unchanged.
    */
   replace(items: T[], resourceVersion: string): void {
+    const { keys, objects } = this.keyAndTransform(items);
     const n = items.length;
-    const keys = new Array<string>(n);
-    const objects = new Array<T | DeletedFinalStateUnknown<T>>(n);
-    for (let i = 0; i < n; i++) {
-      const item = items[i] as T;
-      keys[i] = this.keyOf(item);
-      objects[i] = this.transform(item);
-    }
     const action: ObjectDeltaType = this.emitDeltaTypeReplaced ? 'Replaced' : 'Sync';
     const newKeys = new Set(keys);
     for (let i = 0; i < n; i++)

@@ -1,10 +1,21 @@
 import { DeletedFinalStateUnknown, ErrorCodes, KinformerError } from '@kinformer/core';
-import type { Clock, Logger } from '@kinformer/core';
+import type { Clock, KeyFunc, Logger } from '@kinformer/core';
 import { FakeClock } from '@kinformer/core/testing';
 import { AtomicFIFO } from './atomicFifo.js';
 import { DeltaFIFO } from './deltaFifo.js';
+import {
+  drain,
+  keyFunction,
+  literalLister,
+  mk,
+  nextTick,
+  pop,
+  popNewest,
+  tomb,
+} from './fifo.test.helpers.js';
+import type { TestObj } from './fifo.test.helpers.js';
 import type { KeyListerGetter, TransformFunc } from './fifoOptions.js';
-import type { Deltas } from './queue.js';
+import type { Delta, Deltas } from './queue.js';
 import { RealFIFO } from './realFifo.js';
 import { RequeueError } from './requeueError.js';
 
@@ -13,29 +24,14 @@ import { RequeueError } from './requeueError.js';
 // is a visible cell. Queue-specific rules stay in deltaFifo.test.ts, realFifo.test.ts and
 // atomicFifo.test.ts.
 
-// client-go's testFifoObject / mkFifoObj / testFifoObjectKeyFunc.
-interface TestObj {
-  name: string;
-  val: unknown;
-}
-const mk = (name: string, val: unknown): TestObj => ({ name, val });
-const keyFunction = (o: TestObj): string => o.name;
-const tomb = (key: string, obj: TestObj): DeletedFinalStateUnknown<TestObj> =>
-  new DeletedFinalStateUnknown(key, obj);
-
-/** client-go's literalListerGetter: a fixed list of known objects. */
-function literalLister(objs: TestObj[]): KeyListerGetter<TestObj> {
-  return {
-    listKeys: () => objs.map((o) => o.name),
-    getByKey: (key) => objs.find((o) => o.name === key),
-  };
-}
-
 type Fifo = DeltaFIFO<TestObj> | RealFIFO<TestObj> | AtomicFIFO<TestObj>;
 type Kind = 'DeltaFIFO' | 'RealFIFO' | 'AtomicFIFO';
 
 interface MakeOptions {
+  keyFunction?: KeyFunc<TestObj>;
   knownObjects?: KeyListerGetter<TestObj>;
+  /** DeltaFIFO only (default here: true, as an informer sets it; false queues `Sync` for listed objects). */
+  emitDeltaTypeReplaced?: boolean;
   transformer?: TransformFunc<TestObj>;
   clock?: Clock;
   logger?: Logger;
@@ -44,27 +40,12 @@ interface MakeOptions {
 /** Each queue as an informer configures it (DeltaFIFO with `Replaced`, AtomicFIFO with bookmarks). */
 const makers: Record<Kind, (options?: MakeOptions) => Fifo> = {
   DeltaFIFO: (o = {}) => new DeltaFIFO<TestObj>({ keyFunction, emitDeltaTypeReplaced: true, ...o }),
-  RealFIFO: (o = {}) => new RealFIFO<TestObj>({ keyFunction, ...o }),
+  RealFIFO: ({ emitDeltaTypeReplaced: _always, ...o } = {}) => new RealFIFO<TestObj>({ keyFunction, ...o }),
   // An AtomicFIFO has no knownObjects: its consumer reconciles a relist against its own cache.
-  AtomicFIFO: ({ knownObjects: _ignored, ...o } = {}) =>
+  AtomicFIFO: ({ knownObjects: _ignored, emitDeltaTypeReplaced: _atomic, ...o } = {}) =>
     new AtomicFIFO<TestObj>({ keyFunction, emitDeltaTypeBookmark: true, ...o }),
 };
 const kinds = Object.keys(makers) as Kind[];
-
-const pop = (f: Fifo): Promise<Deltas<TestObj>> => f.pop(() => undefined);
-
-/** Pops everything queued, one item per element. */
-async function drain(f: Fifo): Promise<Deltas<TestObj>[]> {
-  const out: Deltas<TestObj>[] = [];
-  while (f.length() > 0) out.push(await pop(f));
-  return out;
-}
-
-/** The newest object of the next pop. */
-async function popNewest(f: Fifo): Promise<TestObj> {
-  const deltas = await pop(f);
-  return deltas[deltas.length - 1]!.object as TestObj;
-}
 
 /** Records the listeners added to and removed from a signal. */
 function spyOnListeners(signal: AbortSignal): { added: unknown[][]; removed: unknown[][] } {
@@ -82,9 +63,6 @@ function spyOnListeners(signal: AbortSignal): { added: unknown[][]; removed: unk
   };
   return { added, removed };
 }
-
-/** Resolves on the next macrotask (lets every pending promise callback run first). */
-const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe.each(kinds)('%s (shared core)', (kind) => {
   const newFifo = makers[kind];
@@ -334,6 +312,85 @@ describe.each(kinds)('%s (shared core)', (kind) => {
     });
   });
 
+  // TestDeltaFIFO_transformer / TestRealFIFO_transformer
+  it('transforms every object exactly once, never tombstones', async () => {
+    let calls = 0;
+    const f = newFifo({
+      transformer: (obj) => {
+        if (obj instanceof DeletedFinalStateUnknown) throw new Error('transformer called with a tombstone');
+        calls++;
+        (obj.val as { xfrm: number }).xfrm++;
+        return obj;
+      },
+    });
+    const mkx = (name: string, rv: number): TestObj => mk(name, { rv, xfrm: 0 });
+    f.add(mkx('foo', 10));
+    f.add(mkx('bar', 11));
+    f.update(mkx('foo', 12));
+    f.delete(mkx('foo', 15));
+    f.replace([], '');
+    f.add(mkx('bar', 16));
+    f.replace([], '');
+    expect(calls).toBe(5);
+    const popped = (await drain(f)).map((deltas) =>
+      deltas.map(({ type, object }) => {
+        if (type === 'ReplacedAll' || type === 'SyncAll' || type === 'Bookmark') return type;
+        const tombstone = object instanceof DeletedFinalStateUnknown;
+        const o = tombstone ? object.obj : object;
+        const { rv, xfrm } = o.val as { rv: number; xfrm: number };
+        expect(xfrm).toBe(1);
+        return `${type} ${tombstone ? 'tombstone ' : ''}${o.name} ${rv}`;
+      }),
+    );
+    const cells: Record<Kind, string[][]> = {
+      DeltaFIFO: [
+        ['Added foo 10', 'Updated foo 12', 'Deleted foo 15'],
+        ['Added bar 11', 'Deleted tombstone bar 11', 'Added bar 16', 'Deleted tombstone bar 16'],
+      ],
+      RealFIFO: [
+        ['Added foo 10'],
+        ['Added bar 11'],
+        ['Updated foo 12'],
+        ['Deleted foo 15'],
+        ['Deleted tombstone bar 11'],
+        ['Added bar 16'],
+        ['Deleted tombstone bar 16'],
+      ],
+      AtomicFIFO: [
+        ['Added foo 10'],
+        ['Added bar 11'],
+        ['Updated foo 12'],
+        ['Deleted foo 15'],
+        ['ReplacedAll'],
+        ['Added bar 16'],
+        ['ReplacedAll'],
+      ],
+    };
+    expect(popped).toEqual(cells[kind]);
+  });
+
+  // The logs key a replace's items as they queue them; the AtomicFIFO queues one ReplacedAll and
+  // leaves keying to its consumer.
+  it('replace is atomic: an unkeyable item leaves the queue unchanged (AtomicFIFO: not keyed here)', () => {
+    const f = newFifo({
+      keyFunction: (o) => {
+        if (o.name === '') throw new KinformerError(ErrorCodes.KEY_FUNC, 'no name');
+        return o.name;
+      },
+    });
+    f.add(mk('keep', 1));
+    const replace = (): void => f.replace([mk('x', 1), mk('', 1)], '1');
+    const throws: Record<Kind, boolean> = { DeltaFIFO: true, RealFIFO: true, AtomicFIFO: false };
+    if (throws[kind]) {
+      expect(replace).toThrow(expect.objectContaining({ code: ErrorCodes.KEY_FUNC }));
+      expect(f.length()).toBe(1);
+    } else {
+      replace();
+      expect(f.length()).toBe(2);
+    }
+    expect(f.listKeys()).toEqual(['keep']);
+  });
+
   it('logs a slow process function when the queue is deep', async () => {
     const clock = new FakeClock();
     const lines: unknown[] = [];
@@ -359,10 +416,57 @@ describe('what each queue hands out', () => {
   const a2 = mk('a', 2);
   const b1 = mk('b', 1);
   const c1 = mk('c', 1);
+  /** client-go runs its "only in the queue" cases with and without (empty) knownObjects, queuing Sync. */
+  const onlyInTheQueue = {
+    knownObjects: [],
+    orNoKnownObjects: true,
+    options: { emitDeltaTypeReplaced: false },
+  } as const;
+  const [foo1, foo2, foo3, foo5, bar6, baz7] = [
+    mk('foo', 1),
+    mk('foo', 2),
+    mk('foo', 3),
+    mk('foo', 5),
+    mk('bar', 6),
+    mk('baz', 7),
+  ];
+  const added = (object: TestObj): Delta<TestObj> => ({ type: 'Added', object });
+  const updated = (object: TestObj): Delta<TestObj> => ({ type: 'Updated', object });
+  const deleted = (object: TestObj | DeletedFinalStateUnknown<TestObj>): Delta<TestObj> => ({
+    type: 'Deleted',
+    object,
+  });
+  const replaced = (object: TestObj): Delta<TestObj> => ({ type: 'Replaced', object });
+  const sync = (object: TestObj): Delta<TestObj> => ({ type: 'Sync', object });
+  const replacedAll = (resourceVersion: string, ...objects: TestObj[]): Delta<TestObj> => ({
+    type: 'ReplacedAll',
+    object: { resourceVersion, objects },
+  });
+  const syncAll: Delta<TestObj> = { type: 'SyncAll', object: {} };
+  /** One popped item holding these deltas. */
+  const together = (...deltas: Deltas<TestObj>): Deltas<TestObj>[] => [deltas];
+  /** One popped item per delta. */
+  const apart = (...deltas: Deltas<TestObj>): Deltas<TestObj>[] => deltas.map((d) => [d]);
+  const everyAddInOrder = apart(
+    ...(
+      [
+        ['foo', 10],
+        ['bar', 1],
+        ['foo', 11],
+        ['foo', 13],
+        ['zab', 30],
+        ['foo', 14],
+      ] as const
+    ).map(([n, v]) => added(mk(n, v))),
+  );
   const rows: Array<{
     scenario: string;
-    knownObjects?: TestObj[];
-    run: (f: Fifo) => void | Promise<unknown>;
+    knownObjects?: readonly TestObj[];
+    /** Run once more with knownObjects unset (client-go runs these cases both ways). */
+    orNoKnownObjects?: true;
+    options?: Pick<MakeOptions, 'emitDeltaTypeReplaced' | 'transformer'>;
+    /** May pop: what it pops comes first in the cell. */
+    run: (f: Fifo) => void | Promise<void | Deltas<TestObj>[]>;
     cells: Record<Kind, Deltas<TestObj>[]>;
   }> = [
     {
@@ -481,17 +585,426 @@ describe('what each queue hands out', () => {
         ],
       },
     },
+    // TestDeltaFIFO_replaceWithDeleteDeltaIn / TestRealFIFO_replaceWithDeleteDeltaIn
+    {
+      scenario: 'delete of a known key, then a replace listing it again',
+      knownObjects: [foo1],
+      options: { emitDeltaTypeReplaced: false },
+      run: (f) => {
+        f.delete(foo1);
+        f.replace([foo2], '');
+      },
+      cells: {
+        DeltaFIFO: together(deleted(foo1), sync(foo2)),
+        RealFIFO: apart(deleted(foo1), replaced(foo2)),
+        AtomicFIFO: apart(deleted(foo1), replacedAll('', foo2)),
+      },
+    },
+    // TestDeltaFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue / TestRealFIFOW_… (one row a case)
+    {
+      scenario: 'only in the queue: an added object is deleted on replace',
+      ...onlyInTheQueue,
+      run: (f) => {
+        f.add(foo2);
+        f.replace([], '0');
+      },
+      cells: {
+        DeltaFIFO: together(added(foo2), deleted(tomb('foo', foo2))),
+        RealFIFO: apart(added(foo2), deleted(tomb('foo', foo2))),
+        AtomicFIFO: apart(added(foo2), replacedAll('0')),
+      },
+    },
+    {
+      scenario: 'only in the queue: a replaced object has a single delete',
+      knownObjects: [],
+      orNoKnownObjects: true,
+      run: (f) => {
+        f.add(foo2);
+        f.replace([foo2], '0');
+        f.replace([], '0');
+      },
+      cells: {
+        DeltaFIFO: together(added(foo2), replaced(foo2), deleted(tomb('foo', foo2))),
+        RealFIFO: apart(added(foo2), replaced(foo2), deleted(tomb('foo', foo2))),
+        AtomicFIFO: apart(added(foo2), replacedAll('0', foo2), replacedAll('0')),
+      },
+    },
+    {
+      scenario: 'only in the queue: a deleted object has a single delete',
+      ...onlyInTheQueue,
+      run: (f) => {
+        f.add(foo2);
+        f.delete(foo2);
+        f.replace([], '0');
+      },
+      cells: {
+        DeltaFIFO: together(added(foo2), deleted(foo2)),
+        RealFIFO: apart(added(foo2), deleted(foo2)),
+        AtomicFIFO: apart(added(foo2), deleted(foo2), replacedAll('0')),
+      },
+    },
+    {
+      scenario: 'only in the queue: a synced object has a single delete',
+      ...onlyInTheQueue,
+      run: (f) => {
+        f.add(foo2);
+        f.replace([foo2], '0');
+        f.replace([foo2], '0');
+        f.replace([], '0');
+      },
+      cells: {
+        DeltaFIFO: together(added(foo2), sync(foo2), sync(foo2), deleted(tomb('foo', foo2))),
+        RealFIFO: apart(added(foo2), replaced(foo2), replaced(foo2), deleted(tomb('foo', foo2))),
+        AtomicFIFO: apart(added(foo2), replacedAll('0', foo2), replacedAll('0', foo2), replacedAll('0')),
+      },
+    },
+    {
+      scenario: 'only in the queue: an added object has a single delete over several replaces',
+      ...onlyInTheQueue,
+      run: (f) => {
+        f.add(foo2);
+        f.replace([], '0');
+        f.replace([], '1');
+      },
+      cells: {
+        DeltaFIFO: together(added(foo2), deleted(tomb('foo', foo2))),
+        RealFIFO: apart(added(foo2), deleted(tomb('foo', foo2))),
+        AtomicFIFO: apart(added(foo2), replacedAll('0'), replacedAll('1')),
+      },
+    },
+    {
+      scenario: 'only in the queue: added, deleted and added again is deleted',
+      ...onlyInTheQueue,
+      run: (f) => {
+        f.add(foo2);
+        f.delete(foo2);
+        f.add(foo3);
+        f.replace([], '0');
+      },
+      cells: {
+        DeltaFIFO: together(added(foo2), deleted(foo2), added(foo3), deleted(tomb('foo', foo3))),
+        RealFIFO: apart(added(foo2), deleted(foo2), added(foo3), deleted(tomb('foo', foo3))),
+        AtomicFIFO: apart(added(foo2), deleted(foo2), added(foo3), replacedAll('0')),
+      },
+    },
+    // TestDeltaFIFO_enqueueingNoLister / TestRealFIFO_enqueueingNoLister
+    {
+      scenario: 'events of several keys, a delete of an unknown one among them',
+      run: (f) => {
+        f.add(mk('foo', 10));
+        f.update(mk('bar', 15));
+        f.add(mk('qux', 17));
+        f.delete(mk('qux', 18));
+        f.delete(mk('baz', 20));
+      },
+      cells: {
+        DeltaFIFO: [
+          [added(mk('foo', 10))],
+          [updated(mk('bar', 15))],
+          [added(mk('qux', 17)), deleted(mk('qux', 18))],
+        ],
+        RealFIFO: apart(
+          added(mk('foo', 10)),
+          updated(mk('bar', 15)),
+          added(mk('qux', 17)),
+          deleted(mk('qux', 18)),
+          deleted(mk('baz', 20)),
+        ),
+        AtomicFIFO: apart(
+          added(mk('foo', 10)),
+          updated(mk('bar', 15)),
+          added(mk('qux', 17)),
+          deleted(mk('qux', 18)),
+          deleted(mk('baz', 20)),
+        ),
+      },
+    },
+    // TestDeltaFIFO_enqueueingWithLister / TestRealFIFO_enqueueingWithLister
+    {
+      scenario: 'a delete of a key only knownObjects has',
+      knownObjects: [foo5, bar6, baz7],
+      run: (f) => {
+        f.add(mk('foo', 10));
+        f.update(mk('bar', 15));
+        f.delete(mk('baz', 20));
+      },
+      cells: {
+        DeltaFIFO: apart(added(mk('foo', 10)), updated(mk('bar', 15)), deleted(mk('baz', 20))),
+        RealFIFO: apart(added(mk('foo', 10)), updated(mk('bar', 15)), deleted(mk('baz', 20))),
+        AtomicFIFO: apart(added(mk('foo', 10)), updated(mk('bar', 15)), deleted(mk('baz', 20))),
+      },
+    },
+    // TestDeltaFIFO_addReplace / TestRealFIFO_addReplace
+    {
+      scenario: 'an add, then a replace of the same key',
+      options: { emitDeltaTypeReplaced: false },
+      run: (f) => {
+        f.add(mk('foo', 10));
+        f.replace([mk('foo', 15)], '0');
+      },
+      cells: {
+        DeltaFIFO: together(added(mk('foo', 10)), sync(mk('foo', 15))),
+        RealFIFO: apart(added(mk('foo', 10)), replaced(mk('foo', 15))),
+        AtomicFIFO: apart(added(mk('foo', 10)), replacedAll('0', mk('foo', 15))),
+      },
+    },
+    // TestDeltaFIFO_ResyncNonExisting / TestRealFIFO_ResyncNonExisting
+    {
+      scenario: 'resync of a known key with a pending delete',
+      knownObjects: [foo5],
+      run: (f) => {
+        f.delete(mk('foo', 10));
+        f.resync();
+      },
+      cells: {
+        DeltaFIFO: [[deleted(mk('foo', 10))]],
+        RealFIFO: [[deleted(mk('foo', 10))]],
+        AtomicFIFO: apart(deleted(mk('foo', 10)), syncAll),
+      },
+    },
+    {
+      scenario: 'resync without knownObjects',
+      run: (f) => f.resync(),
+      cells: { DeltaFIFO: [], RealFIFO: [], AtomicFIFO: [[syncAll]] },
+    },
+    // TestDeltaFIFO_UpdateResyncRace / TestRealFIFO_UpdateResyncRace
+    {
+      scenario: 'resync of a known key with a pending update',
+      knownObjects: [foo5],
+      run: (f) => {
+        f.update(mk('foo', 6));
+        f.resync();
+      },
+      cells: {
+        DeltaFIFO: [[updated(mk('foo', 6))]],
+        RealFIFO: [[updated(mk('foo', 6))]],
+        AtomicFIFO: apart(updated(mk('foo', 6)), syncAll),
+      },
+    },
+    // TestDeltaFIFO_DeleteExistingNonPropagated / TestRealFIFO_DeleteExistingNonPropagated
+    {
+      scenario: 'a delete of a key that is queued but not known',
+      knownObjects: [],
+      run: (f) => {
+        f.add(mk('foo', 5));
+        f.delete(mk('foo', 6));
+      },
+      cells: {
+        DeltaFIFO: together(added(mk('foo', 5)), deleted(mk('foo', 6))),
+        RealFIFO: apart(added(mk('foo', 5)), deleted(mk('foo', 6))),
+        AtomicFIFO: apart(added(mk('foo', 5)), deleted(mk('foo', 6))),
+      },
+    },
+    // TestDeltaFIFO_ReplaceMakesDeletions / TestRealFIFO_ReplaceMakesDeletions (one row a case)
+    {
+      scenario: 'replace deletes known objects missing from the list, after a queued delete',
+      knownObjects: [foo5, bar6, baz7],
+      options: { emitDeltaTypeReplaced: false },
+      run: (f) => {
+        f.delete(mk('baz', 10));
+        f.replace([foo5], '0');
+      },
+      cells: {
+        DeltaFIFO: apart(deleted(mk('baz', 10)), sync(foo5), deleted(tomb('bar', bar6))),
+        RealFIFO: apart(deleted(mk('baz', 10)), deleted(tomb('bar', bar6)), replaced(foo5)),
+        AtomicFIFO: apart(deleted(mk('baz', 10)), replacedAll('0', foo5)),
+      },
+    },
+    {
+      scenario: 'replace deletes known objects missing from the list, after a queued add',
+      knownObjects: [foo5, bar6, baz7],
+      options: { emitDeltaTypeReplaced: false },
+      run: (f) => {
+        f.add(mk('baz', 10));
+        f.replace([foo5], '0');
+      },
+      cells: {
+        DeltaFIFO: [
+          [added(mk('baz', 10)), deleted(tomb('baz', mk('baz', 10)))],
+          [sync(foo5)],
+          [deleted(tomb('bar', bar6))],
+        ],
+        RealFIFO: apart(
+          added(mk('baz', 10)),
+          deleted(tomb('baz', mk('baz', 10))),
+          deleted(tomb('bar', bar6)),
+          replaced(foo5),
+        ),
+        AtomicFIFO: apart(added(mk('baz', 10)), replacedAll('0', foo5)),
+      },
+    },
+    {
+      scenario:
+        'replace deletes a key deleted and re-added in the queue: the tombstone carries the newest object',
+      knownObjects: [foo5, bar6, baz7],
+      options: { emitDeltaTypeReplaced: false },
+      run: (f) => {
+        f.delete(bar6);
+        f.add(mk('bar', 100));
+        f.replace([foo5], '0');
+      },
+      cells: {
+        DeltaFIFO: [
+          [deleted(bar6), added(mk('bar', 100)), deleted(tomb('bar', mk('bar', 100)))],
+          [sync(foo5)],
+          [deleted(tomb('baz', baz7))],
+        ],
+        RealFIFO: apart(
+          deleted(bar6),
+          added(mk('bar', 100)),
+          deleted(tomb('bar', mk('bar', 100))),
+          deleted(tomb('baz', baz7)),
+          replaced(foo5),
+        ),
+        AtomicFIFO: apart(deleted(bar6), added(mk('bar', 100)), replacedAll('0', foo5)),
+      },
+    },
+    {
+      scenario: 'replace after a replace: the delete uses the queued version and is not repeated',
+      knownObjects: [foo5, bar6, baz7],
+      options: { emitDeltaTypeReplaced: false },
+      run: (f) => {
+        f.replace([mk('bar', 100), foo5], '0');
+        f.replace([foo5], '0');
+      },
+      cells: {
+        DeltaFIFO: [
+          [sync(mk('bar', 100)), deleted(tomb('bar', mk('bar', 100)))],
+          [sync(foo5), sync(foo5)],
+          [deleted(tomb('baz', baz7))],
+        ],
+        // The logs queue a replace's deletes first, then its items in list order.
+        RealFIFO: apart(
+          deleted(tomb('baz', baz7)),
+          replaced(mk('bar', 100)),
+          replaced(foo5),
+          deleted(tomb('bar', mk('bar', 100))),
+          replaced(foo5),
+        ),
+        AtomicFIFO: apart(replacedAll('0', mk('bar', 100), foo5), replacedAll('0', foo5)),
+      },
+    },
+    {
+      scenario: 'replace deletes a queued key missing from the list',
+      ...onlyInTheQueue,
+      run: (f) => {
+        f.add(mk('baz', 10));
+        f.replace([foo5], '0');
+      },
+      cells: {
+        DeltaFIFO: [[added(mk('baz', 10)), deleted(tomb('baz', mk('baz', 10)))], [sync(foo5)]],
+        RealFIFO: apart(added(mk('baz', 10)), deleted(tomb('baz', mk('baz', 10))), replaced(foo5)),
+        AtomicFIFO: apart(added(mk('baz', 10)), replacedAll('0', foo5)),
+      },
+    },
+    // TestDeltaFIFO_ReplaceMakesDeletionsReplaced / TestRealFIFO_ReplaceMakesDeletionsReplaced
+    {
+      scenario: 'replace with Replaced deltas deletes known objects missing from the list',
+      knownObjects: [foo5, bar6, baz7],
+      run: (f) => {
+        f.delete(mk('baz', 10));
+        f.replace([mk('foo', 6)], '0');
+      },
+      cells: {
+        DeltaFIFO: apart(deleted(mk('baz', 10)), replaced(mk('foo', 6)), deleted(tomb('bar', bar6))),
+        RealFIFO: apart(deleted(mk('baz', 10)), deleted(tomb('bar', bar6)), replaced(mk('foo', 6))),
+        AtomicFIFO: apart(deleted(mk('baz', 10)), replacedAll('0', mk('foo', 6))),
+      },
+    },
+    // TestDeltaFIFO_ReplaceDeltaType
+    {
+      scenario: 'replace of a known object with Replaced deltas',
+      knownObjects: [foo5],
+      run: (f) => f.replace([foo5], '0'),
+      cells: {
+        DeltaFIFO: [[replaced(foo5)]],
+        RealFIFO: [[replaced(foo5)]],
+        AtomicFIFO: [[replacedAll('0', foo5)]],
+      },
+    },
+    // TestDeltaFIFO_detectLineJumpers / TestRealFIFO_detectLineJumpers
+    {
+      scenario: 'a key added again after its pop (line jumpers)',
+      run: async (f) => {
+        for (const [name, val] of [
+          ['foo', 10],
+          ['bar', 1],
+          ['foo', 11],
+          ['foo', 13],
+          ['zab', 30],
+        ] as const) {
+          f.add(mk(name, val));
+        }
+        const first = await pop(f);
+        f.add(mk('foo', 14));
+        return [first];
+      },
+      cells: {
+        // DeltaFIFO: a key keeps its first place; re-added after its pop, it goes to the back.
+        DeltaFIFO: [
+          [added(mk('foo', 10)), added(mk('foo', 11)), added(mk('foo', 13))],
+          [added(mk('bar', 1))],
+          [added(mk('zab', 30))],
+          [added(mk('foo', 14))],
+        ],
+        RealFIFO: everyAddInOrder,
+        AtomicFIFO: everyAddInOrder,
+      },
+    },
+    // TestDeltaFIFO_transformer (a relist is transformed, a resync is not)
+    {
+      scenario: 'a transformer over replace and resync',
+      knownObjects: [mk('k', 'cached')],
+      options: { emitDeltaTypeReplaced: false, transformer: (o) => ({ ...o, val: `t(${String(o.val)})` }) },
+      run: async (f) => {
+        f.replace([mk('r', 1)], '1');
+        f.resync();
+        const popped = await drain(f);
+        f.resync();
+        return popped;
+      },
+      cells: {
+        DeltaFIFO: apart(
+          sync(mk('r', 't(1)')),
+          deleted(tomb('k', mk('k', 'cached'))),
+          sync(mk('k', 'cached')),
+        ),
+        RealFIFO: apart(
+          deleted(tomb('k', mk('k', 'cached'))),
+          replaced(mk('r', 't(1)')),
+          sync(mk('k', 'cached')),
+        ),
+        AtomicFIFO: apart(replacedAll('1', mk('r', 't(1)')), syncAll, syncAll),
+      },
+    },
   ];
-  const cases = rows.flatMap((row) => kinds.map((kind) => ({ ...row, kind, expected: row.cells[kind] })));
-  it.each(cases)('$scenario: $kind', async ({ kind, knownObjects, run, expected }) => {
-    const f = makers[kind](knownObjects === undefined ? {} : { knownObjects: literalLister(knownObjects) });
-    await run(f);
-    expect(await drain(f)).toStrictEqual(expected);
+  const cases = rows.flatMap((row) =>
+    (row.orNoKnownObjects ? [row.knownObjects, undefined] : [row.knownObjects]).flatMap((known) =>
+      kinds.map((kind) => ({
+        ...row,
+        scenario: known === row.knownObjects ? row.scenario : `${row.scenario} (no knownObjects)`,
+        known,
+        kind,
+        expected: row.cells[kind],
+      })),
+    ),
+  );
+  it.each(cases)('$scenario: $kind', async ({ kind, known, options, run, expected }) => {
+    const f = makers[kind]({
+      ...options,
+      ...(known === undefined ? {} : { knownObjects: literalLister(known) }),
+    });
+    const popped = (await run(f)) ?? [];
+    expect([...popped, ...(await drain(f))]).toStrictEqual(expected);
   });
 });
 
 // How many pops the initial population takes: DeltaFIFO counts keys, the logs count entries.
 describe('initial population (pops until hasSynced)', () => {
+  const resyncThenReplace = (f: Fifo): void => {
+    f.resync();
+    f.replace([mk('a', 1)], '1');
+  };
   const rows: Array<{
     scenario: string;
     knownObjects?: TestObj[];
@@ -523,12 +1036,23 @@ describe('initial population (pops until hasSynced)', () => {
     {
       scenario: 'resync before the first replace([a]), a known',
       knownObjects: [mk('a', 0)],
-      run: (f) => {
-        f.resync();
-        f.replace([mk('a', 1)], '1');
-      },
+      run: resyncThenReplace,
       // DeltaFIFO: the Sync and the Replaced share key a; the logs count every queued entry.
       cells: { DeltaFIFO: 1, RealFIFO: 2, AtomicFIFO: 2 },
+    },
+    // TestRealFIFO_HasSynced: Sync(k), then the replace's tombstone of k and Replaced(a).
+    {
+      scenario: 'resync before the first replace([a]), k known',
+      knownObjects: [mk('k', 0)],
+      run: resyncThenReplace,
+      cells: { DeltaFIFO: 2, RealFIFO: 3, AtomicFIFO: 2 },
+    },
+    // TestDeltaFIFO_HasSyncedCorrectOnDeletion / TestRealFIFO_HasSyncedCorrectOnDeletion
+    {
+      scenario: 'replace([foo]) with foo, bar and baz known (two tombstones)',
+      knownObjects: [mk('foo', 5), mk('bar', 6), mk('baz', 7)],
+      run: (f) => f.replace([mk('foo', 5)], '0'),
+      cells: { DeltaFIFO: 3, RealFIFO: 3, AtomicFIFO: 1 },
     },
   ];
   const cases = rows.flatMap((row) => kinds.map((kind) => ({ ...row, kind, expected: row.cells[kind] })));

@@ -158,6 +158,22 @@ export abstract class FIFOCore<T> {
     return this.transformer(obj);
   }
 
+  /**
+   * The keys and transformed objects of a `replace`'s items, computed before anything is queued so
+   * that a throw (key function or transformer) leaves the queue unchanged.
+   */
+  protected keyAndTransform(items: T[]): { keys: string[]; objects: Array<T | DeletedFinalStateUnknown<T>> } {
+    const n = items.length;
+    const keys = new Array<string>(n);
+    const objects = new Array<T | DeletedFinalStateUnknown<T>>(n);
+    for (let i = 0; i < n; i++) {
+      const item = items[i] as T;
+      keys[i] = this.keyOf(item);
+      objects[i] = this.transform(item);
+    }
+    return { keys, objects };
+  }
+
   /** The first `replace` (before any add/update/delete) fixes the initial population at `count`. */
   protected markPopulatedByReplace(count: number): void {
     if (this.populated) return;

@@ -41,14 +41,8 @@ export class RealFIFO<T> extends LogFIFO<T> implements Queue<T> {
    * throw leaves the queue unchanged.
    */
   replace(items: T[], resourceVersion: string): void {
+    const { keys, objects } = this.keyAndTransform(items);
     const n = items.length;
-    const keys = new Array<string>(n);
-    const objects = new Array<T | DeletedFinalStateUnknown<T>>(n);
-    for (let i = 0; i < n; i++) {
-      const item = items[i] as T;
-      keys[i] = this.keyOf(item);
-      objects[i] = this.transform(item);
-    }
     const newKeys = new Set(keys);
 
     // The last queued entry of every queued key, in first-seen order (Map keeps insertion order).
