@@ -114,7 +114,7 @@ async function floorThroughput(server: FakeApiServer): Promise<Throughput> {
       queue.done(key);
       if (++done === OBJECTS) {
         allAt = performance.now();
-        queue.shutDown();
+        queue.shutdown();
       }
     }
   };

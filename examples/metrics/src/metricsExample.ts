@@ -113,7 +113,7 @@ export async function startMetricsExample(options: MetricsExampleOptions = {}): 
     processed: () => processed,
     async close() {
       stop.abort();
-      queue.shutDown();
+      queue.shutdown();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await factory.shutdown();

@@ -58,7 +58,7 @@ async function runLabeler(kubeConfig: KubeConfig, signal: AbortSignal): Promise<
   const queue = new RateLimitingQueue<string>({ name: 'labeler' });
   informer.addEventHandler({ onAdd: (p) => queue.add(keyOf(p)), onUpdate: (_old, p) => queue.add(keyOf(p)) });
   const api = kubeConfig.makeApiClient(CoreV1Api);
-  signal.addEventListener('abort', () => queue.shutDown(), { once: true });
+  signal.addEventListener('abort', () => queue.shutdown(), { once: true });
   factory.start(signal);
   await factory.waitForCacheSync(signal);
   for (;;) {

@@ -225,7 +225,7 @@ describe('KinformerMetrics', () => {
     expect(text).toContain('# TYPE workqueue_unfinished_work_seconds gauge');
     expect(text).toContain('# TYPE workqueue_longest_running_processor_seconds gauge');
     expect(metrics.workqueueMetricsProvider).toBe(metrics.workqueueMetricsProvider);
-    queue.shutDown();
+    queue.shutdown();
   });
 
   it('refuses a second instance on the same registry without touching it, and unregisters cleanly', async () => {

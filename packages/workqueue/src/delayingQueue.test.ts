@@ -19,17 +19,17 @@ describe('DelayingQueue', () => {
   it('adds an item once its delay has passed, and only once', async () => {
     const { clock, q } = setup();
     q.addAfter('foo', 50);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
 
     clock.advance(49);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
     clock.advance(11);
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
     q.done(await getItem(q));
 
     // Step past what would be client-go's heartbeat: nothing comes back.
     clock.advance(10_000);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
     expect(clock.pendingTimers()).toBe(0);
   });
 
@@ -38,34 +38,34 @@ describe('DelayingQueue', () => {
     const { clock, q } = setup();
     q.addAfter('foo', 50);
     q.addAfter('foo', 70);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
 
     // Step past the first block: the item arrives.
     clock.advance(60);
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
     q.done(await getItem(q));
     // Step past the second add: it was merged into the first, nothing arrives.
     clock.advance(20);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
 
     // Again, but this time the later call is the earlier time and wins.
     q.addAfter('foo', 50);
     q.addAfter('foo', 30);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
     clock.advance(40);
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
     q.done(await getItem(q));
     clock.advance(20);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
 
     // While the item is being processed, a delayed add marks it dirty; done requeues it.
     q.add('foo');
     expect(await getItem(q)).toBe('foo');
     q.addAfter('foo', 5);
     clock.advance(5);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
     q.done('foo');
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
   });
 
   // client-go TestAddTwoFireEarly
@@ -73,19 +73,19 @@ describe('DelayingQueue', () => {
     const { clock, q } = setup();
     q.addAfter('foo', 1000);
     q.addAfter('bar', 50);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
 
     clock.advance(60);
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
     expect(await getItem(q)).toBe('bar');
 
     q.addAfter('baz', 2000);
     clock.advance(1000);
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
     expect(await getItem(q)).toBe('foo');
 
     clock.advance(2000);
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
     expect(await getItem(q)).toBe('baz');
   });
 
@@ -95,10 +95,10 @@ describe('DelayingQueue', () => {
     q.addAfter('foo', 1000);
     q.addAfter('bar', 500);
     q.addAfter('baz', 250);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
 
     clock.advance(2000);
-    expect(q.len()).toBe(3);
+    expect(q.length()).toBe(3);
     expect(await getItem(q)).toBe('baz');
     expect(await getItem(q)).toBe('bar');
     expect(await getItem(q)).toBe('foo');
@@ -135,7 +135,7 @@ describe('DelayingQueue', () => {
           expect(clock.pendingTimers()).toBe(adds.length > 0 ? 1 : 0);
           clock.advance(100);
           const got: number[] = [];
-          while (q.len() > 0) got.push(await getItem(q));
+          while (q.length() > 0) got.push(await getItem(q));
           const want = [...expected.entries()]
             .sort((a, b) => a[1].readyAt - b[1].readyAt || a[1].seq - b[1].seq)
             .map(([item]) => item);
@@ -156,7 +156,7 @@ describe('DelayingQueue', () => {
     expect(clock.nextTimerAt()).toBe(clock.now() + 10);
 
     clock.advance(10);
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
     expect(clock.pendingTimers()).toBe(1);
     expect(clock.nextTimerAt()).toBe(clock.now() + 990);
   });
@@ -165,7 +165,7 @@ describe('DelayingQueue', () => {
     const { clock, q } = setup();
     q.addAfter('zero', 0);
     q.addAfter('negative', -5);
-    expect(q.len()).toBe(2);
+    expect(q.length()).toBe(2);
     expect(clock.pendingTimers()).toBe(0);
   });
 
@@ -174,25 +174,25 @@ describe('DelayingQueue', () => {
     q.addAfter('foo', 50);
     q.addAfter('bar', 100);
     expect(clock.pendingTimers()).toBe(1);
-    q.shutDown();
+    q.shutdown();
     expect(clock.pendingTimers()).toBe(0);
     clock.advance(1000);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
   });
 
-  it('cancels its timer on shutDownWithDrain too', async () => {
+  it('cancels its timer on shutdownWithDrain too', async () => {
     const { clock, q } = setup();
     q.addAfter('foo', 50);
-    await q.shutDownWithDrain();
+    await q.shutdownWithDrain();
     expect(clock.pendingTimers()).toBe(0);
   });
 
   it('ignores addAfter after shutdown', () => {
     const { clock, q } = setup();
-    q.shutDown();
+    q.shutdown();
     q.addAfter('foo', 0);
     q.addAfter('bar', 10);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
     expect(clock.pendingTimers()).toBe(0);
   });
 
@@ -210,10 +210,10 @@ describe('DelayingQueue', () => {
     q.addAfter('far', ms);
     expect(clock.nextTimerAt()).toBe(clock.now() + 2 ** 31 - 1);
     clock.advance(2 ** 31 - 1);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
     expect(clock.pendingTimers()).toBe(1);
     clock.advance(1001);
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
   });
 
   it('rejects a NaN delay', () => {

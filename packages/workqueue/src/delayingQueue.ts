@@ -48,7 +48,7 @@ export class DelayingQueue<K> extends WorkQueue<K> {
   }
 
   /** @internal Cancels the timer and drops the waiting items. */
-  protected override onShutDown(): void {
+  protected override onShutdown(): void {
     this.timer?.cancel();
     this.timer = undefined;
     this.timerAt = Infinity;

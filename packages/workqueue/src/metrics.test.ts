@@ -121,7 +121,7 @@ describe('work queue metrics', () => {
     expect(provider.histograms.get('workqueue_queue_duration_seconds{name="pods"}')).toEqual([
       0.25, 1.75, 0.1,
     ]);
-    q.shutDown();
+    q.shutdown();
   });
 
   it('refreshes the unfinished-work gauges every 500 ms until shutdown', async () => {
@@ -149,7 +149,7 @@ describe('work queue metrics', () => {
     expect(unfinished).toEqual([0, 0.75, 0.75]);
     expect(longest).toEqual([0, 0.5, 0.75]);
 
-    q.shutDown();
+    q.shutdown();
     expect(clock.pendingTimers()).toBe(0);
     clock.advance(5000);
     expect(unfinished).toHaveLength(3);
@@ -168,7 +168,7 @@ describe('work queue metrics', () => {
     q.addAfter('b', 0);
     q.addRateLimited('c');
     expect(provider.counters.get('workqueue_retries_total{name="retry"}')).toBe(3);
-    q.shutDown();
+    q.shutdown();
     q.addAfter('d', 10);
     expect(provider.counters.get('workqueue_retries_total{name="retry"}')).toBe(3);
   });
@@ -183,8 +183,8 @@ describe('work queue metrics', () => {
     two.add('y');
     expect(provider.counters.get('workqueue_adds_total{name="one"}')).toBe(1);
     expect(provider.counters.get('workqueue_adds_total{name="two"}')).toBe(2);
-    one.shutDown();
-    two.shutDown();
+    one.shutdown();
+    two.shutdown();
   });
 
   it('collects only the metrics a provider makes, and runs no timer without the unfinished-work gauges', async () => {

@@ -51,12 +51,12 @@ describe('RateLimitingQueue', () => {
     q.addRateLimited('a');
     q.addRateLimited('a'); // 20 ms; the pending 10 ms entry wins
     clock.advance(9);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
     clock.advance(1);
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
     expect(await getItem(q)).toBe('a');
     clock.advance(100);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
   });
 
   it('does not remove a pending item on forget', () => {
@@ -68,7 +68,7 @@ describe('RateLimitingQueue', () => {
     q.addRateLimited('a');
     q.forget('a');
     clock.advance(10);
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
   });
 
   it('uses the default controller rate limiter when none is given: per-item backoff from 5 ms', () => {
@@ -89,11 +89,11 @@ describe('RateLimitingQueue', () => {
     for (let i = 0; i < 100; i++) q.addRateLimited(`fresh-${i}`);
     q.addRateLimited('late'); // the bucket is empty: waits one token, 100 ms
     clock.advance(5);
-    expect(q.len()).toBe(100);
+    expect(q.length()).toBe(100);
     clock.advance(94);
-    expect(q.len()).toBe(100);
+    expect(q.length()).toBe(100);
     clock.advance(1);
-    expect(q.len()).toBe(101);
+    expect(q.length()).toBe(101);
   });
 
   it('ignores addRateLimited after shutdown without asking the limiter', () => {
@@ -108,11 +108,11 @@ describe('RateLimitingQueue', () => {
       numRequeues: () => 0,
     };
     const q = new RateLimitingQueue<string>({ clock, rateLimiter: limiter });
-    q.shutDown();
+    q.shutdown();
     q.addRateLimited('a');
     clock.advance(10);
     expect(asked).toEqual([]);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
   });
 
   it('runs the canonical controller loop: retry with backoff on failure, forget on success', async () => {
@@ -146,7 +146,7 @@ describe('RateLimitingQueue', () => {
     await clock.tick(0);
     await clock.tick(5);
     await clock.tick(10);
-    q.shutDown();
+    q.shutdown();
     await worker;
     expect(attempts).toEqual([
       ['ns/a', 0],

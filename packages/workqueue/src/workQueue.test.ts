@@ -26,8 +26,8 @@ async function getItem<K>(q: WorkQueue<K>): Promise<K> {
 }
 
 const shutdownVariants: [string, (q: WorkQueue<unknown>) => Promise<void> | void][] = [
-  ['shutDown', (q) => q.shutDown()],
-  ['shutDownWithDrain', (q) => q.shutDownWithDrain()],
+  ['shutdown', (q) => q.shutdown()],
+  ['shutdownWithDrain', (q) => q.shutdownWithDrain()],
 ];
 
 describe('WorkQueue', () => {
@@ -70,7 +70,7 @@ describe('WorkQueue', () => {
       await stopped;
 
       expect(problems).toEqual([]);
-      expect(q.len()).toBe(0);
+      expect(q.length()).toBe(0);
       expect(q.shuttingDown()).toBe(true);
       for (let i = 0; i < 50; i++) expect(lastStart.get(i)).toBeGreaterThan(lastAdd.get(i)!);
     });
@@ -96,7 +96,7 @@ describe('WorkQueue', () => {
         });
         await stop(q);
         await Promise.all(consumers);
-        expect(q.len()).toBe(0);
+        expect(q.length()).toBe(0);
       });
     },
   );
@@ -125,24 +125,24 @@ describe('WorkQueue', () => {
       }
     });
     for (let i = 0; i < 1000 && [...processed.values()].filter((n) => n === 2).length < 50; i++) await turn();
-    q.shutDown();
+    q.shutdown();
     await Promise.all(consumers);
     expect(problems).toEqual([]);
     expect([...processed.entries()].sort((a, b) => a[0] - b[0])).toEqual(
       Array.from({ length: 50 }, (_, i) => [i, 2]),
     );
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
   });
 
   // client-go TestLen
   it('counts distinct waiting items in len', () => {
     const q = new WorkQueue<string>();
     q.add('foo');
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
     q.add('bar');
-    expect(q.len()).toBe(2);
+    expect(q.length()).toBe(2);
     q.add('foo'); // should not increase the queue length
-    expect(q.len()).toBe(2);
+    expect(q.length()).toBe(2);
   });
 
   // client-go TestReinsert
@@ -152,12 +152,12 @@ describe('WorkQueue', () => {
     const first = await getItem(q);
     expect(first).toBe('foo');
     q.add(first);
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
     q.done(first);
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
     expect(await getItem(q)).toBe('foo');
     q.done('foo');
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
   });
 
   // client-go TestCollapse
@@ -165,11 +165,11 @@ describe('WorkQueue', () => {
     const q = new WorkQueue<string>();
     q.add('bar');
     q.add('bar');
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
     expect(await getItem(q)).toBe('bar');
     q.done('bar');
-    expect(q.len()).toBe(0);
-    q.shutDown();
+    expect(q.length()).toBe(0);
+    q.shutdown();
     expect(await q.get()).toEqual({ item: undefined, shutdown: true });
   });
 
@@ -180,14 +180,14 @@ describe('WorkQueue', () => {
     expect(await getItem(q)).toBe('foo');
     q.add('foo');
     q.add('foo');
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
 
     const second = q.get();
     expect(await isSettled(second)).toBe(false);
     q.done('foo');
     expect(await second).toEqual({ item: 'foo', shutdown: false });
     q.done('foo');
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
   });
 
   it('serves waiting consumers in the order they called get', async () => {
@@ -212,7 +212,7 @@ describe('WorkQueue', () => {
         q.done(item);
       }
     }
-    while (q.len() > 0) {
+    while (q.length() > 0) {
       const item = await getItem(q);
       out.push(item);
       q.done(item);
@@ -226,7 +226,7 @@ describe('WorkQueue', () => {
     q.add(a);
     q.add({ name: 'x' });
     q.add(a);
-    expect(q.len()).toBe(2);
+    expect(q.length()).toBe(2);
     expect(await getItem(q)).toBe(a);
   });
 
@@ -234,9 +234,9 @@ describe('WorkQueue', () => {
     const q = new WorkQueue<string>();
     q.add('foo');
     q.done('foo'); // never handed out: must not queue it a second time
-    expect(q.len()).toBe(1);
+    expect(q.length()).toBe(1);
     expect(await getItem(q)).toBe('foo');
-    expect(q.len()).toBe(0);
+    expect(q.length()).toBe(0);
   });
 
   describe('shutdown', () => {
@@ -244,10 +244,10 @@ describe('WorkQueue', () => {
       const q = new WorkQueue<string>();
       q.add('a');
       q.add('b');
-      q.shutDown();
+      q.shutdown();
       q.add('c');
       expect(q.shuttingDown()).toBe(true);
-      expect(q.len()).toBe(2);
+      expect(q.length()).toBe(2);
       expect(await q.get()).toEqual({ item: 'a', shutdown: false });
       expect(await q.get()).toEqual({ item: 'b', shutdown: false });
       expect(await q.get()).toEqual({ item: undefined, shutdown: true });
@@ -257,7 +257,7 @@ describe('WorkQueue', () => {
       const q = new WorkQueue<string>();
       const gets = [q.get(), q.get()];
       expect(q.shuttingDown()).toBe(false);
-      q.shutDown();
+      q.shutdown();
       expect(await Promise.all(gets)).toEqual([
         { item: undefined, shutdown: true },
         { item: undefined, shutdown: true },
@@ -265,14 +265,14 @@ describe('WorkQueue', () => {
     });
 
     // client-go TestQueueDrainageUsingShutDownWithDrain
-    it('shutDownWithDrain resolves only once every item being processed is done', async () => {
+    it('shutdownWithDrain resolves only once every item being processed is done', async () => {
       const q = new WorkQueue<string>();
       q.add('foo');
       q.add('bar');
       const first = await getItem(q);
       const second = await getItem(q);
 
-      const drained = q.shutDownWithDrain();
+      const drained = q.shutdownWithDrain();
       expect(await q.get()).toEqual({ item: undefined, shutdown: true });
       expect(await isSettled(drained)).toBe(false);
       q.done(first);
@@ -281,34 +281,34 @@ describe('WorkQueue', () => {
       expect(await isSettled(drained)).toBe(true);
     });
 
-    it('shutDownWithDrain resolves at once when nothing is being processed', async () => {
+    it('shutdownWithDrain resolves at once when nothing is being processed', async () => {
       const q = new WorkQueue<string>();
       q.add('queued');
-      expect(await isSettled(q.shutDownWithDrain())).toBe(true);
+      expect(await isSettled(q.shutdownWithDrain())).toBe(true);
     });
 
     // client-go TestNoQueueDrainageUsingShutDown
-    it('shutDown returns without waiting for items being processed', async () => {
+    it('shutdown returns without waiting for items being processed', async () => {
       const q = new WorkQueue<string>();
       q.add('foo');
       q.add('bar');
       await q.get();
       await q.get();
-      expect(q.shutDown()).toBeUndefined();
+      expect(q.shutdown()).toBeUndefined();
       expect(await q.get()).toEqual({ item: undefined, shutdown: true });
     });
 
     // client-go TestForceQueueShutdownUsingShutDown
-    it('shutDown after shutDownWithDrain makes the drain resolve without the items being done', async () => {
+    it('shutdown after shutdownWithDrain makes the drain resolve without the items being done', async () => {
       const q = new WorkQueue<string>();
       q.add('foo');
       q.add('bar');
       await q.get();
       await q.get();
-      const drained = q.shutDownWithDrain();
+      const drained = q.shutdownWithDrain();
       expect(await q.get()).toEqual({ item: undefined, shutdown: true });
       expect(await isSettled(drained)).toBe(false);
-      q.shutDown();
+      q.shutdown();
       expect(await isSettled(drained)).toBe(true);
     });
 
@@ -319,7 +319,7 @@ describe('WorkQueue', () => {
       const gotten = await getItem(q);
       q.add('foo');
 
-      const drained = q.shutDownWithDrain();
+      const drained = q.shutdownWithDrain();
       expect(await q.get()).toEqual({ item: undefined, shutdown: true });
 
       q.done(gotten);
@@ -337,7 +337,7 @@ describe('WorkQueue', () => {
       q.add('a');
       q.add('b');
       const a = await getItem(q);
-      const drained = q.shutDownWithDrain();
+      const drained = q.shutdownWithDrain();
       q.done(a);
       const b = await getItem(q); // same synchronous turn as done, as a worker loop would do
       expect(b).toBe('b');
@@ -356,7 +356,7 @@ describe('WorkQueue', () => {
       const err: unknown = await waiting.catch((e: unknown) => e);
       expect(isKinformerError(err, ErrorCodes.ABORTED)).toBe(true);
       q.add('a');
-      expect(q.len()).toBe(1);
+      expect(q.length()).toBe(1);
       expect(await q.get()).toEqual({ item: 'a', shutdown: false });
     });
 
@@ -391,7 +391,7 @@ describe('WorkQueue', () => {
       }
       for (let i = 0; i < 4; i++) q.add(i);
       expect((await Promise.all(live)).map((r) => r.item)).toEqual([0, 1, 2, 3]);
-      expect(q.len()).toBe(0);
+      expect(q.length()).toBe(0);
     });
   });
 
@@ -413,12 +413,42 @@ describe('WorkQueue', () => {
     gc();
     await turn();
     expect(ref!.deref()).toBeUndefined();
-    expect(q.len()).toBe(2000);
+    expect(q.length()).toBe(2000);
   });
 
   it('refuses a metricsProvider without a name', () => {
     expect(() => new WorkQueue({ metricsProvider: {} })).toThrow(
       expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
     );
+  });
+
+  describe('deprecated client-go spellings', () => {
+    it('len() is length()', () => {
+      const q = new WorkQueue<string>();
+      q.add('a');
+      q.add('b');
+      expect(q.len()).toBe(2);
+      expect(q.len()).toBe(q.length());
+    });
+
+    it('shutDown() shuts down like shutdown()', async () => {
+      const q = new WorkQueue<string>();
+      q.add('a');
+      q.shutDown();
+      expect(q.shuttingDown()).toBe(true);
+      q.add('ignored');
+      expect(await q.get()).toEqual({ item: 'a', shutdown: false });
+      expect(await q.get()).toEqual({ item: undefined, shutdown: true });
+    });
+
+    it('shutDownWithDrain() waits for the items being processed like shutdownWithDrain()', async () => {
+      const q = new WorkQueue<string>();
+      q.add('a');
+      await q.get();
+      const drained = q.shutDownWithDrain();
+      expect(await isSettled(drained)).toBe(false);
+      q.done('a');
+      expect(await isSettled(drained)).toBe(true);
+    });
   });
 });

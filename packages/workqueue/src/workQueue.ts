@@ -61,7 +61,7 @@ const COMPACT_ABORTED_WAITERS = 64;
  *   waiting is a no-op (duplicates collapse). An item added again while it is being processed is
  *   remembered ("dirty") and handed out again only after {@link WorkQueue.done}.
  * - **Many producers and consumers**: any number of async tasks may `add` and `await get()`.
- * - **Shutdown**: after {@link WorkQueue.shutDown} adds are ignored, items still queued are still
+ * - **Shutdown**: after {@link WorkQueue.shutdown} adds are ignored, items still queued are still
  *   handed out, and `get` resolves `{ shutdown: true }` once the queue is empty.
  *
  * Items are compared by identity (`Set`/`Map` semantics, `SameValueZero`): two equal-looking
@@ -89,7 +89,7 @@ export class WorkQueue<K> {
   /** Consumers waiting in `get`. Only non-empty while `queue` is empty. */
   private readonly waiters = new RingBuffer<Waiter<K>>();
   private abortedWaiters = 0;
-  /** Callers of `shutDownWithDrain` waiting for `processing` to empty. */
+  /** Callers of `shutdownWithDrain` waiting for `processing` to empty. */
   private drainWaiters: (() => void)[] = [];
   private drainCheckScheduled = false;
   private closing = false;
@@ -125,8 +125,13 @@ export class WorkQueue<K> {
   }
 
   /** How many items wait to be handed out (not counting items being processed). Informational only. */
-  len(): number {
+  length(): number {
     return this.queue.size;
+  }
+
+  /** @deprecated Use {@link length} (the name the FIFOs use; client-go's `Len`). Same behaviour. */
+  len(): number {
+    return this.length();
   }
 
   /**
@@ -187,30 +192,40 @@ export class WorkQueue<K> {
 
   /**
    * Shuts the queue down at once: later adds are ignored, waiting `get`s resolve `{ shutdown: true }`,
-   * items still queued keep being handed out, and a pending {@link shutDownWithDrain} resolves
+   * items still queued keep being handed out, and a pending {@link shutdownWithDrain} resolves
    * without waiting for the items being processed. Idempotent.
    */
-  shutDown(): void {
+  shutdown(): void {
     this.drain = false;
-    this.beginShutDown();
+    this.beginShutdown();
     this.resolveDrainWaiters();
   }
 
+  /** @deprecated Use {@link shutdown} (the name the factory and the event recorder use; client-go's `ShutDown`). */
+  shutDown(): void {
+    this.shutdown();
+  }
+
   /**
-   * Shuts the queue down like {@link shutDown}, then resolves once no item is being processed (every
+   * Shuts the queue down like {@link shutdown}, then resolves once no item is being processed (every
    * item handed out has been given back with `done`). Workers must keep calling `done`, or the promise
-   * never resolves; a later {@link shutDown} makes it resolve at once. The check runs after the
+   * never resolves; a later {@link shutdown} makes it resolve at once. The check runs after the
    * current synchronous turn, so a worker that calls `done` and then `get` straight away keeps the
    * drain waiting while items remain queued.
    */
-  shutDownWithDrain(): Promise<void> {
+  shutdownWithDrain(): Promise<void> {
     this.drain = true;
-    this.beginShutDown();
+    this.beginShutdown();
     if (this.processing.size === 0) return Promise.resolve();
     return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
   }
 
-  /** True once {@link shutDown} or {@link shutDownWithDrain} was called. */
+  /** @deprecated Use {@link shutdownWithDrain} (client-go's `ShutDownWithDrain`). Same behaviour. */
+  shutDownWithDrain(): Promise<void> {
+    return this.shutdownWithDrain();
+  }
+
+  /** True once {@link shutdown} or {@link shutdownWithDrain} was called. */
   shuttingDown(): boolean {
     return this.closing;
   }
@@ -219,7 +234,7 @@ export class WorkQueue<K> {
    * Called once, when the queue starts shutting down (after `shuttingDown()` turned true).
    * @internal Subclasses release their timers here.
    */
-  protected onShutDown(): void {}
+  protected onShutdown(): void {}
 
   private enqueue(item: K): void {
     while (this.waiters.size > 0) {
@@ -247,7 +262,7 @@ export class WorkQueue<K> {
     if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
   }
 
-  private beginShutDown(): void {
+  private beginShutdown(): void {
     if (this.closing) return;
     this.closing = true;
     this.logger.debug(
@@ -255,7 +270,7 @@ export class WorkQueue<K> {
       'work queue shutting down',
     );
     this.metrics.stop();
-    this.onShutDown();
+    this.onShutdown();
     // Waiters only exist while the queue is empty: each of them is told to stop.
     while (this.waiters.size > 0) {
       const waiter = this.waiters.shift() as Waiter<K>;
