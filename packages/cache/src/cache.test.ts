@@ -1,5 +1,6 @@
 import { DeletedFinalStateUnknown, ErrorCodes, KinformerError } from '@kinformer/core';
-import type { KubeObject } from '@kinformer/core';
+import { pod } from '@kinformer/test-tools';
+import type { Pod } from '@kinformer/test-tools';
 import { newIndexer, newStore } from './cache.js';
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from './namespaceIndex.js';
 import type { IndexFunc, Indexer, Store } from './store.js';
@@ -13,34 +14,6 @@ interface TestObject {
 const mkObj = (id: string, val: string): TestObject => ({ id, val });
 const testStoreKeyFunc = (o: TestObject): string => o.id;
 const testStoreIndexFunc: IndexFunc<TestObject> = (o) => [o.val];
-
-interface Pod extends KubeObject {
-  spec?: { nodeName?: string };
-}
-
-function pod(
-  namespace: string | undefined,
-  name: string,
-  extra: {
-    rv?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    node?: string;
-  } = {},
-): Pod {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      ...(namespace === undefined ? {} : { namespace }),
-      ...(extra.rv === undefined ? {} : { resourceVersion: extra.rv }),
-      ...(extra.labels === undefined ? {} : { labels: extra.labels }),
-      ...(extra.annotations === undefined ? {} : { annotations: extra.annotations }),
-    },
-    ...(extra.node === undefined ? {} : { spec: { nodeName: extra.node } }),
-  };
-}
 
 const names = (objs: Pod[]): string[] => sorted(objs.map((o) => o.metadata?.name ?? ''));
 
@@ -75,8 +48,8 @@ describe('newStore', () => {
 
   it('keys by namespace/name (or name) by default', () => {
     const store = newStore<Pod>();
-    store.add(pod('ns', 'a'));
-    store.add(pod(undefined, 'node-1'));
+    store.add(pod('a', '1', 'ns'));
+    store.add(pod('node-1', '1', ''));
     expect(sorted(store.listKeys())).toEqual(['node-1', 'ns/a']);
     expect(store.getByKey('ns/a')?.metadata?.name).toBe('a');
     expect(store.getByKey('node-1')?.metadata?.name).toBe('node-1');
@@ -85,9 +58,9 @@ describe('newStore', () => {
 
   it('deletes by tombstone with the default key function', () => {
     const store = newIndexer<Pod>(undefined, { [NAMESPACE_INDEX]: metaNamespaceIndexFunc });
-    store.add(pod('ns', 'a', { rv: '1' }));
-    store.add(pod('ns', 'b', { rv: '2' }));
-    const stale = pod('ns', 'a', { rv: '1' });
+    store.add(pod('a', '1', 'ns'));
+    store.add(pod('b', '2', 'ns'));
+    const stale = pod('a', '1', 'ns');
     store.delete(new DeletedFinalStateUnknown('ns/a', stale) as unknown as Pod);
     expect(store.listKeys()).toEqual(['ns/b']);
     expect(store.indexKeys(NAMESPACE_INDEX, 'ns')).toEqual(['ns/b']);
@@ -110,7 +83,7 @@ describe('newStore', () => {
   // TestCacheTransactionShouldIndexErrors (no Transaction API), TestFIFOCache/TestUndeltaStore (other stores).
   it('throws ERR_KEY_FUNC for an object it cannot key and stays unchanged', () => {
     const store = newStore<Pod>();
-    store.add(pod('ns', 'a', { rv: '1' }));
+    store.add(pod('a', '1', 'ns'));
     expect(() => store.add({ kind: 'Pod' })).toThrow(expect.objectContaining({ code: ErrorCodes.KEY_FUNC }));
     expect(() => store.delete({ kind: 'Pod' })).toThrow(
       expect.objectContaining({ code: ErrorCodes.KEY_FUNC }),
@@ -121,8 +94,8 @@ describe('newStore', () => {
 
   it('replaces nothing when one item cannot be keyed', () => {
     const store = newStore<Pod>();
-    store.add(pod('ns', 'a', { rv: '1' }));
-    expect(() => store.replace([pod('ns', 'b'), { metadata: {} }], '9')).toThrow(
+    store.add(pod('a', '1', 'ns'));
+    expect(() => store.replace([pod('b', '1', 'ns'), { metadata: {} }], '9')).toThrow(
       expect.objectContaining({ code: ErrorCodes.KEY_FUNC }),
     );
     expect(store.listKeys()).toEqual(['ns/a']);
@@ -137,18 +110,18 @@ describe('newStore', () => {
 
   it('stores the object itself, once, and returns it by reference', () => {
     const store = newStore<Pod>();
-    const a = pod('ns', 'a');
+    const a = pod('a', '1', 'ns');
     store.add(a);
     expect(store.getByKey('ns/a')).toBe(a);
-    expect(store.get(pod('ns', 'a'))).toBe(a);
+    expect(store.get(pod('a', '1', 'ns'))).toBe(a);
     expect(store.list()[0]).toBe(a);
   });
 
   it('returns a new array (a snapshot) from list on every call', () => {
     const store = newStore<Pod>();
-    store.add(pod('ns', 'a'));
+    store.add(pod('a', '1', 'ns'));
     const first = store.list();
-    store.add(pod('ns', 'b'));
+    store.add(pod('b', '1', 'ns'));
     expect(first).toHaveLength(1);
     expect(store.list()).toHaveLength(2);
     expect(store.list()).not.toBe(store.list());
@@ -157,11 +130,11 @@ describe('newStore', () => {
   it('reports its size, and tracks the resourceVersion through add, delete, replace and bookmark', () => {
     const store = newStore<Pod>();
     expect(store.size()).toBe(0);
-    store.add(pod('ns', 'a', { rv: '5' }));
-    store.add(pod('ns', 'b', { rv: '3' }));
+    store.add(pod('a', '5', 'ns'));
+    store.add(pod('b', '3', 'ns'));
     expect(store.size()).toBe(2);
     expect(store.lastStoreSyncResourceVersion()).toBe('3');
-    store.delete(pod('ns', 'a', { rv: '6' }));
+    store.delete(pod('a', '6', 'ns'));
     expect(store.lastStoreSyncResourceVersion()).toBe('6');
     expect(store.size()).toBe(1);
     store.replace([], '10');
@@ -178,7 +151,7 @@ describe('freezing', () => {
   it('deep-freezes stored objects by default in development, so mutating them throws', () => {
     // Jest runs with NODE_ENV=test: development mode.
     const store = newStore<Pod>();
-    store.add(pod('ns', 'a', { labels: { app: 'web' } }));
+    store.add(pod('a', '1', 'ns', { metadata: { labels: { app: 'web' } } }));
     const cached = store.getByKey('ns/a')!;
     expect(() => {
       cached.metadata!.name = 'evil';
@@ -191,8 +164,8 @@ describe('freezing', () => {
 
   it('freezes objects stored by update and replace', () => {
     const store = newStore<Pod>(undefined, { freeze: true });
-    store.update(pod('ns', 'a'));
-    store.replace([pod('ns', 'b', { labels: { x: 'y' } })], '1');
+    store.update(pod('a', '1', 'ns'));
+    store.replace([pod('b', '1', 'ns', { metadata: { labels: { x: 'y' } } })], '1');
     const b = store.getByKey('ns/b')!;
     expect(Object.isFrozen(b)).toBe(true);
     expect(() => {
@@ -202,7 +175,7 @@ describe('freezing', () => {
 
   it('leaves objects mutable with freeze: false', () => {
     const store = newIndexer<Pod>(undefined, {}, { freeze: false });
-    store.add(pod('ns', 'a', { labels: { app: 'web' } }));
+    store.add(pod('a', '1', 'ns', { metadata: { labels: { app: 'web' } } }));
     const cached = store.getByKey('ns/a')!;
     cached.metadata!.labels!.app = 'changed';
     expect(store.getByKey('ns/a')?.metadata?.labels?.app).toBe('changed');
@@ -226,9 +199,9 @@ describe('newIndexer', () => {
   // client-go: index_test.go TestGetIndexFuncValues
   it('lists the distinct values of an index', () => {
     const indexer = newIndexer<Pod>(undefined, { testmodes: (p) => [p.metadata?.labels?.foo ?? ''] });
-    indexer.add(pod(undefined, 'one', { labels: { foo: 'bar' } }));
-    indexer.add(pod(undefined, 'two', { labels: { foo: 'bar' } }));
-    indexer.add(pod(undefined, 'tre', { labels: { foo: 'biz' } }));
+    indexer.add(pod('one', '1', '', { metadata: { labels: { foo: 'bar' } } }));
+    indexer.add(pod('two', '1', '', { metadata: { labels: { foo: 'bar' } } }));
+    indexer.add(pod('tre', '1', '', { metadata: { labels: { foo: 'biz' } } }));
     expect(sorted(indexer.listIndexFuncValues('testmodes'))).toEqual(['bar', 'biz']);
   });
 
@@ -236,9 +209,9 @@ describe('newIndexer', () => {
   it('answers byIndex correctly for multi-valued index functions as values change', () => {
     const byUser: IndexFunc<Pod> = (p) => (p.metadata?.annotations?.users ?? '').split(',');
     const indexer = newIndexer<Pod>(undefined, { byUser });
-    const pod1 = pod(undefined, 'one', { annotations: { users: 'ernie,bert' } });
-    const pod2 = pod(undefined, 'two', { annotations: { users: 'bert,oscar' } });
-    const pod3 = pod(undefined, 'tre', { annotations: { users: 'ernie,elmo' } });
+    const pod1 = pod('one', '1', '', { metadata: { annotations: { users: 'ernie,bert' } } });
+    const pod2 = pod('two', '1', '', { metadata: { annotations: { users: 'bert,oscar' } } });
+    const pod3 = pod('tre', '1', '', { metadata: { annotations: { users: 'ernie,elmo' } } });
     indexer.add(pod1);
     indexer.add(pod2);
     indexer.add(pod3);
@@ -259,7 +232,7 @@ describe('newIndexer', () => {
     expect(names(indexer.byIndex('byUser', 'ernie'))).toEqual(['one']);
     expect(indexer.byIndex('byUser', 'elmo')).toEqual([]);
 
-    indexer.update(pod(undefined, 'two', { annotations: { users: 'oscar' } }));
+    indexer.update(pod('two', '1', '', { metadata: { annotations: { users: 'oscar' } } }));
     expect(names(indexer.byIndex('byUser', 'bert'))).toEqual(['one']);
     expect(sorted(indexer.listIndexFuncValues('byUser'))).toEqual(['bert', 'ernie', 'oscar']);
   });
@@ -273,9 +246,9 @@ describe('newIndexer', () => {
 
     beforeEach(() => {
       indexer = newIndexer<Pod>(undefined, { [NAMESPACE_INDEX]: metaNamespaceIndexFunc, byNode });
-      indexer.add(pod('ns1', 'p1', { node: 'n1', labels: { a: 'x' } }));
-      indexer.add(pod('ns1', 'p2', { node: 'n2', labels: { a: 'y' } }));
-      indexer.add(pod('ns2', 'p3', { node: 'n1' }));
+      indexer.add(pod('p1', '1', 'ns1', { metadata: { labels: { a: 'x' } }, spec: { nodeName: 'n1' } }));
+      indexer.add(pod('p2', '1', 'ns1', { metadata: { labels: { a: 'y' } }, spec: { nodeName: 'n2' } }));
+      indexer.add(pod('p3', '1', 'ns2', { spec: { nodeName: 'n1' } }));
     });
 
     it('looks objects up by index', () => {
@@ -283,11 +256,11 @@ describe('newIndexer', () => {
       expect(names(indexer.byIndex(NAMESPACE_INDEX, 'ns2'))).toEqual(['p3']);
       expect(names(indexer.byIndex('byNode', 'n1'))).toEqual(['p1', 'p3']);
       expect(sorted(indexer.indexKeys('byNode', 'n1'))).toEqual(['ns1/p1', 'ns2/p3']);
-      expect(names(indexer.index(NAMESPACE_INDEX, pod('ns2', 'whatever')))).toEqual(['p3']);
+      expect(names(indexer.index(NAMESPACE_INDEX, pod('whatever', '1', 'ns2')))).toEqual(['p3']);
     });
 
     it('indexes items added later', () => {
-      indexer.add(pod('ns2', 'p4', { node: 'n2' }));
+      indexer.add(pod('p4', '1', 'ns2', { spec: { nodeName: 'n2' } }));
       expect(names(indexer.byIndex(NAMESPACE_INDEX, 'ns2'))).toEqual(['p3', 'p4']);
       expect(names(indexer.byIndex('byNode', 'n2'))).toEqual(['p2', 'p4']);
     });
@@ -299,7 +272,7 @@ describe('newIndexer', () => {
       expect(sorted(indexer.listIndexFuncValues('byLabelA'))).toEqual(['x', 'y']);
       expect(Object.keys(indexer.getIndexers())).toEqual([NAMESPACE_INDEX, 'byNode', 'byLabelA']);
       // and keeps it up to date
-      indexer.update(pod('ns1', 'p1', { node: 'n1', labels: { a: 'y' } }));
+      indexer.update(pod('p1', '1', 'ns1', { metadata: { labels: { a: 'y' } }, spec: { nodeName: 'n1' } }));
       expect(names(indexer.byIndex('byLabelA', 'y'))).toEqual(['p1', 'p2']);
       expect(indexer.byIndex('byLabelA', 'x')).toEqual([]);
     });

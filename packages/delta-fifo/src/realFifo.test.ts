@@ -1,5 +1,7 @@
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKeyFunc, ErrorCodes } from '@kinformer/core';
 import type { KubeObject } from '@kinformer/core';
+import { pod } from '@kinformer/test-tools';
+import type { Pod } from '@kinformer/test-tools';
 import { keyFunction, literalLister, mk, nextTick } from './fifo.test.helpers.js';
 import type { TestObj } from './fifo.test.helpers.js';
 import { isObjectDelta } from './queue.js';
@@ -136,12 +138,6 @@ describe('RealFIFO', () => {
   // store it maintains: synthetic deletes first (before any update), then Replaced items in list
   // order, each applied after everything queued before the replace.
   describe('replace events seen by a consumer', () => {
-    interface Pod extends KubeObject {
-      metadata: { name: string; namespace: string; resourceVersion: string; labels?: Record<string, string> };
-    }
-    const pod = (name: string, rv: string, labels?: Record<string, string>): Pod => ({
-      metadata: { name, namespace: 'default', resourceVersion: rv, ...(labels ? { labels } : {}) },
-    });
     type Rec = { action: string; key: string; eventRV: string; storeRV: string };
 
     function setup(): {
@@ -161,8 +157,8 @@ describe('RealFIFO', () => {
         history.push({
           action,
           key,
-          eventRV: o.metadata.resourceVersion,
-          storeRV: store.get(key)?.metadata.resourceVersion ?? '',
+          eventRV: o.metadata?.resourceVersion ?? '',
+          storeRV: store.get(key)?.metadata?.resourceVersion ?? '',
         });
       };
       // client-go's processDeltas, against a Map store.

@@ -183,7 +183,7 @@ describe('SharedInformerFactory', () => {
             '10',
             pod('a', '1', 'ns1'),
             pod('b', '2', 'ns2'),
-            pod('c', '3', 'ns1', { metadata: { name: 'c', namespace: 'ns1', labels: { app: 'web' } } }),
+            pod('c', '3', 'ns1', { metadata: { labels: { app: 'web' } } }),
           ),
         ),
     );

@@ -6,18 +6,29 @@ import type { KubeList, KubeObject, Status } from '@kinformer/core';
 /** The pod shape the unit tests use: a {@link KubeObject} with the spec fields they touch. */
 export type Pod = KubeObject & { spec?: { nodeName?: string; note?: string } };
 
-/** A pod `ns/name` at resourceVersion `rv`, with uid `uid-<name>`; `extra` is spread over it. */
+/**
+ * A pod `ns/name` at resourceVersion `rv`, with uid `uid-<name>`; `ns` `''` makes it cluster-scoped
+ * (no namespace, the key is `name`). `extra` is spread over the pod, `extra.metadata` over its
+ * metadata (`{ metadata: { labels } }` adds labels).
+ */
 export function pod(
   name: string,
   rv: string,
   ns = 'default',
   extra: Partial<Pod> & Record<string, unknown> = {},
 ): Pod {
+  const { metadata, ...rest } = extra;
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: ns, resourceVersion: rv, uid: `uid-${name}` },
-    ...extra,
+    metadata: {
+      name,
+      ...(ns === '' ? {} : { namespace: ns }),
+      resourceVersion: rv,
+      uid: `uid-${name}`,
+      ...metadata,
+    },
+    ...rest,
   };
 }
 
