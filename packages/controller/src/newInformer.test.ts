@@ -3,7 +3,7 @@ import { FakeClock } from '@kinformer/core/testing';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { newIndexerInformer, newInformer } from './newInformer.js';
 import type { ResourceEventHandler } from './resourceEventHandler.js';
-import { keyOf, noBackoff, pod, podList, settle, waitFor } from '@kinformer/test-tools';
+import { deferred, keyOf, noBackoff, pod, podList, prng, settle, waitFor } from '@kinformer/test-tools';
 import type { Pod } from '@kinformer/test-tools';
 
 type Event = {
@@ -32,17 +32,6 @@ function recorder(events: Event[]): ResourceEventHandler<Pod> {
           ? { type: 'delete', key: obj.key, tombstone: true }
           : { type: 'delete', key: keyOf(obj), rv: obj.metadata?.resourceVersion },
       ),
-  };
-}
-
-/** A tiny seeded PRNG (mulberry32) so the hammer test is reproducible. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
@@ -367,12 +356,6 @@ describe('newIndexerInformer', () => {
 // already be in the store, or those decisions are made against a stale cache (client-go holds the
 // FIFO lock while processing, so replace/resync never see a half-applied batch).
 describe('newInformer with an async handler', () => {
-  function gate(): { wait: Promise<void>; release: () => void } {
-    let release!: () => void;
-    const wait = new Promise<void>((resolve) => (release = resolve));
-    return { wait, release };
-  }
-
   it('detects a deletion by a relist that happens while the handler awaits (no stale object left in the store)', async () => {
     const clock = new FakeClock();
     const lw = new FakeListerWatcher<Pod>().enqueueList(
@@ -381,7 +364,7 @@ describe('newInformer with an async handler', () => {
     );
     const events: Event[] = [];
     const record = recorder(events);
-    const g = gate();
+    const g = deferred();
     let waiting = false;
     const { store, controller } = newInformer<Pod>(
       lw,
@@ -391,7 +374,7 @@ describe('newInformer with an async handler', () => {
           void record.onAdd?.(obj, initial);
           if (obj.metadata?.name === 'a') {
             waiting = true;
-            await g.wait;
+            await g.promise;
           }
         },
       },
@@ -402,7 +385,7 @@ describe('newInformer with an async handler', () => {
     await waitFor(() => waiting, 'the handler to wait on a');
     (await lw.nextWatch()).error({ code: 410, reason: 'Expired', message: 'too old resource version' });
     await lw.nextWatch(); // the relist happened (and was queued) while the handler waits
-    g.release();
+    g.resolve();
     await waitFor(() => events.some((e) => e.type === 'delete'), 'the delete of b');
     await waitFor(() => store.listKeys().length === 1, 'the store to hold only a');
     expect(store.listKeys()).toEqual(['default/a']);
@@ -421,7 +404,7 @@ describe('newInformer with an async handler', () => {
     );
     const events: Event[] = [];
     const record = recorder(events);
-    const g = gate();
+    const g = deferred();
     let waiting = false;
     const { store, controller } = newInformer<Pod>(
       lw,
@@ -431,7 +414,7 @@ describe('newInformer with an async handler', () => {
           void record.onUpdate?.(oldObj, newObj);
           if (newObj.metadata?.name === 'a' && newObj.metadata.resourceVersion === '2' && !waiting) {
             waiting = true;
-            await g.wait;
+            await g.promise;
           }
         },
       },
@@ -444,7 +427,7 @@ describe('newInformer with an async handler', () => {
     await lw.nextWatch(); // the relist is queued, and the new watch loop's resync timer runs
     await waitFor(() => waiting, 'the handler to wait on a@2'); // a@2 and b@2 were popped in one batch
     await clock.tick(1000); // a resync while the handler waits
-    g.release();
+    g.resolve();
     await waitFor(
       () => events.filter((e) => e.type === 'update').length === 4,
       'the relist and resync updates',

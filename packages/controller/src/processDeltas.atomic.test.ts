@@ -74,6 +74,28 @@ function sortDeletes(h: EventRecord[]): EventRecord[] {
   return [...deletes, ...rest];
 }
 
+// The events a consumer sees for a replace queued among other events: synthetic deletes first
+// (before any update), then Replaced items in list order, each applied after everything queued
+// before the replace.
+it('RealFIFO: a replace is applied after the items queued before it and before the items queued after it', async () => {
+  const { fifo, history, drain } = pipeline(false);
+  fifo.add(pod('pod-1', '1'));
+  await drain();
+  history.length = 0;
+  fifo.update(pod('pod-1', '2')); // queued, not yet processed
+  fifo.add(pod('pod-9', '3')); // queued, missing from the list: gets a tombstone after it
+  fifo.replace([pod('pod-1', '4')], '4');
+  fifo.add(pod('pod-5', '5'));
+  await drain();
+  expect(withoutInitial(history)).toEqual([
+    { action: 'update', key: 'default/pod-1', eventRV: '2', storeRV: '2' },
+    { action: 'add', key: 'default/pod-9', eventRV: '3', storeRV: '3' },
+    { action: 'delete', key: 'default/pod-9', eventRV: '3', storeRV: '' },
+    { action: 'update', key: 'default/pod-1', eventRV: '4', storeRV: '4' },
+    { action: 'add', key: 'default/pod-5', eventRV: '5', storeRV: '5' },
+  ]);
+});
+
 describe.each([false, true])('relist events, atomic %s (client-go TestReplaceEvents)', (atomic) => {
   const cases: Array<{ name: string; initial: Pod[]; replaced: Pod[]; rv: string; expected: EventRecord[] }> =
     [

@@ -5,7 +5,7 @@ import type { Deltas } from '@kinformer/delta-fifo';
 import { processDeltas, processDeltasBatch } from './processDeltas.js';
 import type { ResourceEventHandler } from './resourceEventHandler.js';
 import { filteringResourceEventHandler } from './resourceEventHandler.js';
-import { keyOf, pod } from '@kinformer/test-tools';
+import { deferred, keyOf, pod } from '@kinformer/test-tools';
 import type { Pod } from '@kinformer/test-tools';
 
 type Event = [string, ...unknown[]];
@@ -97,8 +97,7 @@ describe('processDeltas', () => {
   it('awaits an async handler before the next delta and returns a promise', async () => {
     const store = newStore<Pod>();
     const log: string[] = [];
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     const handler: ResourceEventHandler<Pod> = {
       onAdd: async (obj) => {
         log.push(`start ${keyOf(obj)}`);
@@ -130,8 +129,7 @@ describe('processDeltas', () => {
     const store = newStore<Pod>();
     const fifo = new DeltaFIFO<Pod>({ knownObjects: store });
     const log: Event[] = [];
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     const handler = recorder(log, {
       onUpdate: async (oldObj, newObj) => {
         log.push([

@@ -18,6 +18,7 @@ import type { KeyListerGetter, TransformFunc } from './fifoOptions.js';
 import type { Delta, Deltas } from './queue.js';
 import { RealFIFO } from './realFifo.js';
 import { RequeueError } from './requeueError.js';
+import { deferred } from '@kinformer/test-tools';
 
 // One scenario table for the three queues (they share one core, FIFOCore): the behaviour they share
 // runs once per queue; where their rules differ, a table has one column per queue, so a difference
@@ -280,8 +281,7 @@ describe.each(kinds)('%s (shared core)', (kind) => {
     it('stays false while the last initial item is being processed by an async process function', async () => {
       const f = newFifo();
       f.replace([mk('a', 1)], '0');
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const { promise: gate, resolve: release } = deferred();
       let syncedDuring: boolean | undefined;
       const popped = f.pop(async () => {
         await gate;

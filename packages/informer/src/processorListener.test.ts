@@ -3,7 +3,7 @@ import { FakeClock } from '@kinformer/core/testing';
 import { ProcessorListener } from './processorListener.js';
 import type { Notification } from './processorListener.js';
 import { determineResyncPeriod, SharedProcessor } from './sharedProcessor.js';
-import { captureLogs, pod, settle, waitFor } from '@kinformer/test-tools';
+import { captureLogs, deferred, pod, settle, waitFor } from '@kinformer/test-tools';
 import type { Pod } from '@kinformer/test-tools';
 
 const silent = createLogger({ level: 'silent' });
@@ -82,8 +82,7 @@ describe('ProcessorListener', () => {
   });
 
   it('tracks initial-list adds until the handler processed them, and reports it once', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     const { l, initialDone } = listener((name) => (name === 'a' ? gate : undefined));
     l.start();
     l.add(add('a', true));
@@ -98,8 +97,7 @@ describe('ProcessorListener', () => {
   });
 
   it('drops buffered notifications on stop and resolves once the call in progress settled', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     const seen: string[] = [];
     const { l } = listener(async (name) => {
       seen.push(name);

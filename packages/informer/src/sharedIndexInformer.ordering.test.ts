@@ -5,19 +5,8 @@ import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import type { FakeWatchStream } from '@kinformer/reflector/testing';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
 import type { ResourceEventHandlerRegistration } from './sharedIndexInformer.js';
-import { keyOf, noBackoff, pod, settle, waitFor } from '@kinformer/test-tools';
+import { keyOf, noBackoff, pod, prng, settle, waitFor } from '@kinformer/test-tools';
 import type { Pod } from '@kinformer/test-tools';
-
-/** mulberry32: a seeded PRNG, so every run is reproducible. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A handler that replays what it is told into its own view of the cache and checks every step

@@ -1,7 +1,7 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
-import { keyOf, noBackoff, pod, podList, settle, waitFor } from '@kinformer/test-tools';
+import { deferred, keyOf, noBackoff, pod, podList, settle, waitFor } from '@kinformer/test-tools';
 import type { Pod } from '@kinformer/test-tools';
 
 // Awaitable handler shutdown: ports of client-go's shared_informer_test.go
@@ -34,8 +34,7 @@ describe('handler shutdown (client-go ShutDownEventHandler)', () => {
     const { ac, done } = run(informer);
     const scheduled: Pod[] = []; // what client-go's test closes after the shutdown
     let closed = false;
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     let started = false;
     let finished = false;
     const reg = informer.addEventHandler({
@@ -107,8 +106,7 @@ describe('handler shutdown (client-go ShutDownEventHandler)', () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('1'));
     const informer = newInformer(lw);
     const { ac, done } = run(informer);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     const seen: string[] = [];
     const reg = informer.addEventHandler({
       onAdd: async (obj) => {

@@ -4,7 +4,16 @@ import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import type { ResourceEventHandler } from '@kinformer/controller';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
 import type { SharedIndexInformerOptions } from './sharedIndexInformer.js';
-import { captureLogs, keyOf, noBackoff, pod, podList, settle, waitFor } from '@kinformer/test-tools';
+import {
+  captureLogs,
+  deferred,
+  keyOf,
+  noBackoff,
+  pod,
+  podList,
+  settle,
+  waitFor,
+} from '@kinformer/test-tools';
 import type { Pod } from '@kinformer/test-tools';
 
 type Event =
@@ -514,8 +523,7 @@ describe('SharedIndexInformer', () => {
   it('delivers nothing more after a handler is removed, even what was already buffered', async () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
     const { informer } = newInformer(lw);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     const seen: string[] = [];
     const reg = informer.addEventHandler({
       onAdd: async (obj) => {
@@ -549,8 +557,7 @@ describe('SharedIndexInformer', () => {
     const { ac, done } = run(informer);
     await waitFor(() => informer.hasSynced(), 'sync');
     const watch = await lw.nextWatch();
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     const late = new TestListener();
     const lateReg = informer.addEventHandler({
       onAdd: async (obj, initial) => {
@@ -577,8 +584,7 @@ describe('SharedIndexInformer', () => {
   it('keeps a registration unsynced until its handler processed the initial list', async () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1'), pod('b', '2')));
     const { informer } = newInformer(lw);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     const reg = informer.addEventHandler({ onAdd: () => gate });
     const fast = informer.addEventHandler({});
     const { ac, done } = run(informer);
@@ -596,8 +602,7 @@ describe('SharedIndexInformer', () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
     const { informer, clock } = newInformer(lw, { resyncPeriodMs: 5000 });
     let finished = false;
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     informer.addEventHandler({
       onAdd: async () => {
         await gate;
@@ -727,8 +732,7 @@ describe('SharedIndexInformer', () => {
   it('does not let a slow handler delay a fast one (or the cache)', async () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
     const { informer } = newInformer(lw);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     const slow: string[] = [];
     informer.addEventHandler(
       {

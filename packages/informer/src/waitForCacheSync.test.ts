@@ -2,7 +2,7 @@ import { ErrorCodes, KinformerError } from '@kinformer/core';
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
-import { noBackoff, pod, podList, settle, waitFor } from '@kinformer/test-tools';
+import { deferred, noBackoff, pod, podList, settle, waitFor } from '@kinformer/test-tools';
 import type { Pod } from '@kinformer/test-tools';
 import { waitForCacheSync } from './waitForCacheSync.js';
 
@@ -73,8 +73,7 @@ describe('waitForCacheSync', () => {
   it("wakes on an informer's and a registration's sync without polling", async () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
     const informer = new SharedIndexInformer<Pod>(lw, { clock: new FakeClock() });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { promise: gate, resolve: release } = deferred();
     const reg = informer.addEventHandler({ onAdd: () => gate });
     const waitClock = new FakeClock();
     const ac = new AbortController();

@@ -4,6 +4,7 @@ import {
   WORKQUEUE_DEPTH,
   WORKQUEUE_DURATION_BUCKETS,
   WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS,
+  WORKQUEUE_METRIC_NAMES,
   WORKQUEUE_NAME_LABEL,
   WORKQUEUE_QUEUE_DURATION_SECONDS,
   WORKQUEUE_RETRIES_TOTAL,
@@ -12,17 +13,6 @@ import {
 } from '@kinformer/workqueue/internal';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { assertMetricNamesFree } from './assertMetricNamesFree.js';
-
-/** The work-queue metric names, in the order client-go's `MetricsProvider` lists them. */
-const WORKQUEUE_METRICS = [
-  WORKQUEUE_DEPTH,
-  WORKQUEUE_ADDS_TOTAL,
-  WORKQUEUE_QUEUE_DURATION_SECONDS,
-  WORKQUEUE_WORK_DURATION_SECONDS,
-  WORKQUEUE_UNFINISHED_WORK_SECONDS,
-  WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS,
-  WORKQUEUE_RETRIES_TOTAL,
-] as const;
 
 /**
  * Registers client-go's seven `workqueue_*` metrics in `registry` (help texts of component-base's
@@ -36,7 +26,7 @@ export function workqueueMetricsProvider(registry: Registry): {
   provider: MetricsProvider;
   metricNames: readonly string[];
 } {
-  assertMetricNamesFree(registry, WORKQUEUE_METRICS);
+  assertMetricNamesFree(registry, WORKQUEUE_METRIC_NAMES);
   const labelNames = [WORKQUEUE_NAME_LABEL];
   const registers = [registry];
   const buckets = [...WORKQUEUE_DURATION_BUCKETS];
@@ -95,5 +85,5 @@ export function workqueueMetricsProvider(registry: Registry): {
     newLongestRunningProcessorSecondsMetric: (name) => longest.labels({ name }),
     newRetriesMetric: (name) => retries.labels({ name }),
   };
-  return { provider, metricNames: WORKQUEUE_METRICS };
+  return { provider, metricNames: WORKQUEUE_METRIC_NAMES };
 }

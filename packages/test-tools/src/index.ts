@@ -5,3 +5,4 @@ export { settle, waitFor, within } from './waitFor.js';
 export type { CapturedLogs, LogLine } from './logs.js';
 export { captureLogs, LEVEL } from './logs.js';
 export { noBackoff, RecordingBackoff } from './backoff.js';
+export { deferred, prng } from './control.js';

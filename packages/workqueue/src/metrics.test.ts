@@ -5,6 +5,7 @@ import {
   WORKQUEUE_DEPTH,
   WORKQUEUE_DURATION_BUCKETS,
   WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS,
+  WORKQUEUE_METRIC_NAMES,
   WORKQUEUE_QUEUE_DURATION_SECONDS,
   WORKQUEUE_RETRIES_TOTAL,
   WORKQUEUE_UNFINISHED_WORK_SECONDS,
@@ -67,15 +68,7 @@ async function getItem<K>(q: WorkQueue<K>): Promise<K> {
 
 describe('work queue metrics', () => {
   it('uses controller-runtime metric names', () => {
-    expect([
-      WORKQUEUE_DEPTH,
-      WORKQUEUE_ADDS_TOTAL,
-      WORKQUEUE_QUEUE_DURATION_SECONDS,
-      WORKQUEUE_WORK_DURATION_SECONDS,
-      WORKQUEUE_UNFINISHED_WORK_SECONDS,
-      WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS,
-      WORKQUEUE_RETRIES_TOTAL,
-    ]).toEqual([
+    expect(WORKQUEUE_METRIC_NAMES).toEqual([
       'workqueue_depth',
       'workqueue_adds_total',
       'workqueue_queue_duration_seconds',

@@ -15,6 +15,16 @@ export const WORKQUEUE_UNFINISHED_WORK_SECONDS = 'workqueue_unfinished_work_seco
 export const WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS = 'workqueue_longest_running_processor_seconds';
 /** Counter `workqueue_retries_total`: `addAfter` / `addRateLimited` calls on a live queue. */
 export const WORKQUEUE_RETRIES_TOTAL = 'workqueue_retries_total';
+/** The seven metric names, in the order client-go's `MetricsProvider` lists them. */
+export const WORKQUEUE_METRIC_NAMES: readonly string[] = Object.freeze([
+  WORKQUEUE_DEPTH,
+  WORKQUEUE_ADDS_TOTAL,
+  WORKQUEUE_QUEUE_DURATION_SECONDS,
+  WORKQUEUE_WORK_DURATION_SECONDS,
+  WORKQUEUE_UNFINISHED_WORK_SECONDS,
+  WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS,
+  WORKQUEUE_RETRIES_TOTAL,
+]);
 /** The label every workqueue metric carries: the queue's `name` option. */
 export const WORKQUEUE_NAME_LABEL = 'name';
 /**
