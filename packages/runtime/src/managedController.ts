@@ -23,6 +23,15 @@ export interface KeySource {
   readonly predicates: readonly Predicate[];
 }
 
+/**
+ * A reconcile let through by {@link ControllerDeps.admit}: its signal aborts the run (a range lost),
+ * `done` ends it.
+ */
+export interface Admission {
+  readonly signal: AbortSignal;
+  done(): void;
+}
+
 /** What the Manager gives a controller. */
 export interface ControllerDeps<T extends KubeObject> {
   readonly name: string;
@@ -35,6 +44,11 @@ export interface ControllerDeps<T extends KubeObject> {
   readonly reconcileTimeoutMs: number | undefined;
   readonly rateLimiter: RateLimiter<string>;
   readonly hook: ReconcileHook | undefined;
+  /**
+   * Hash sharding: whether this replica may reconcile `key` (its object `object`) now; `undefined`
+   * skips the key (it is another replica's). Absent: every key runs.
+   */
+  readonly admit?: ((key: string, object: T | undefined) => Admission | undefined) | undefined;
   readonly client: RuntimeClient;
   readonly recorder: EventRecorder;
   readonly metrics: RuntimeMetrics | undefined;
@@ -95,7 +109,7 @@ export class ManagedController<T extends KubeObject = KubeObject> {
    */
   watch(): void {
     if (this.#registrations.length > 0) return;
-    for (const source of this.#deps.sources) this.#registrations.push(this.#register(source));
+    for (const source of this.#deps.sources) this.#registrations.push(this.attach(source));
   }
 
   /** True once every source's handler has seen the initial list. */
@@ -152,7 +166,11 @@ export class ManagedController<T extends KubeObject = KubeObject> {
     };
   }
 
-  #register(source: KeySource): ResourceEventHandlerRegistration {
+  /**
+   * Registers one more source's event handlers (hash sharding: the informer of a range just
+   * acquired). Remove the registration to detach it; it is not part of {@link hasSynced}.
+   */
+  attach(source: KeySource): ResourceEventHandlerRegistration {
     const queue = this.#queue;
     const keysOf = (obj: KubeObject): Iterable<string> => {
       try {
@@ -233,9 +251,29 @@ export class ManagedController<T extends KubeObject = KubeObject> {
       this.#queue.add(key, { afterMs: delay, reason: 'retry' });
       return;
     }
+    const admission = deps.admit?.(key, object);
+    if (deps.admit !== undefined && admission === undefined) return;
+    try {
+      await this.#run(key, reasons, object, stopSignal, admission?.signal);
+    } finally {
+      admission?.done();
+    }
+  }
+
+  async #run(
+    key: string,
+    reasons: string[],
+    object: T | undefined,
+    stopSignal: AbortSignal,
+    rangeSignal: AbortSignal | undefined,
+  ): Promise<void> {
+    const deps = this.#deps;
     const run = new AbortController();
     const onStop = (): void => run.abort(stopSignal.reason);
     stopSignal.addEventListener('abort', onStop, { once: true });
+    const onLost = (): void => run.abort(rangeSignal?.reason);
+    if (rangeSignal?.aborted === true) onLost();
+    else rangeSignal?.addEventListener('abort', onLost, { once: true });
     const timeoutMs = deps.reconcileTimeoutMs;
     const timer =
       timeoutMs === undefined
@@ -285,11 +323,12 @@ export class ManagedController<T extends KubeObject = KubeObject> {
     } finally {
       timer?.cancel();
       stopSignal.removeEventListener('abort', onStop);
+      rangeSignal?.removeEventListener('abort', onLost);
     }
     deps.metrics?.reconcileTime(this.name, (deps.clock.now() - started) / 1000);
 
-    if (failed && stopSignal.aborted) {
-      // Shutdown or lost leadership: not a failure of the key; the next leader reconciles it.
+    if (failed && (stopSignal.aborted || rangeSignal?.aborted === true)) {
+      // Shutdown, lost leadership or a lost range: not a failure of the key; the next owner reconciles it.
       this.#counts.aborted++;
       log.debug({ err: failure }, 'reconcile aborted');
       return;

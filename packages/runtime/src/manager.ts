@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import { kubeConfigListerWatchers } from '@kinformer/client-node';
+import { kubeConfigListerWatchers, ObjectClient } from '@kinformer/client-node';
 import {
   ErrorCodes,
   isDeletedFinalStateUnknown,
@@ -10,11 +10,11 @@ import {
   splitMetaNamespaceKey,
 } from '@kinformer/core';
 import { componentLogger } from '@kinformer/core/internal';
-import type { Clock, KubeObject, Logger } from '@kinformer/core';
+import type { Clock, KubeObject, Logger, ShardSelector } from '@kinformer/core';
 import { ApiEventRecorder } from '@kinformer/events';
 import type { EventRecorder } from '@kinformer/events';
-import { InformerFactory, waitForCacheSync } from '@kinformer/informer';
-import type { InformerAndLister, ListerWatcherFactory, SharedIndexInformer } from '@kinformer/informer';
+import { InformerFactory, SharedIndexInformer, waitForCacheSync } from '@kinformer/informer';
+import type { InformerAndLister, ListerWatcherFactory } from '@kinformer/informer';
 import { LeaderElector, LeaseLock } from '@kinformer/leader-election';
 import type { ResourceLock } from '@kinformer/leader-election';
 import { createHealthHandler, createMetricsHandler, pingCheck } from '@kinformer/prometheus/health';
@@ -25,6 +25,8 @@ import { CachePolicies, informerScope, kindNotCachedError } from './cachePolicy.
 import type { CacheOptions, InformerEntry } from './cachePolicy.js';
 import { ControllerBuilder } from './controllerBuilder.js';
 import { ControllerRing, defaultShardIdentity } from './controllerRing.js';
+import { HashSharding, objectClientLeaseStore } from './hashSharding.js';
+import type { HashShardStatus, ManagerHashShardingOptions } from './hashSharding.js';
 import type { ManagerControllerRingOptions } from './controllerRing.js';
 import type { ControllerSpec, SourceOptions, SourceSpec } from './controllerBuilder.js';
 import { kindString } from './kinds.js';
@@ -80,6 +82,13 @@ export interface ManagerOptions {
    * Excludes `leaderElection`. See `docs/sharding.md`.
    */
   controllerRing?: ManagerControllerRingOptions;
+  /**
+   * Hash sharding through Leases: the hash space of the primary objects' uids split into
+   * `virtualRanges` ranges, each reconciled by one replica at a time (its Lease), balanced over the
+   * live replicas, with one informer per owned range and a handoff on every move. Excludes
+   * `leaderElection` and `controllerRing`. See the runtime README.
+   */
+  hashSharding?: ManagerHashShardingOptions;
   /**
    * Start the informers (and queue keys) before this replica leads, so a new leader reconciles
    * within a second of winning instead of after its caches sync (controller-runtime's
@@ -159,6 +168,8 @@ export class Manager {
   readonly #ownRecorder: ApiEventRecorder | undefined;
   readonly #elector: LeaderElector | undefined;
   readonly #ring: ControllerRing | undefined;
+  readonly #hash: HashSharding | undefined;
+  readonly #listerWatchers: ListerWatcherFactory;
   #drainsAcknowledged = 0;
   #leading = false;
   #started = false;
@@ -171,8 +182,9 @@ export class Manager {
     this.#clock = options.clock ?? realClock;
     this.#logger = componentLogger(options.logger, { component: 'manager', manager: this.name });
     this.#cache = new CachePolicies(options.cache, options.stripManagedFields ?? true);
+    this.#listerWatchers = options.listerWatcherFactory ?? kubeConfigListerWatchers(kubeConfig, options.logger);
     this.factory = new InformerFactory(
-      options.listerWatcherFactory ?? kubeConfigListerWatchers(kubeConfig, options.logger),
+      this.#listerWatchers,
       {
         ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
         clock: this.#clock,
@@ -204,6 +216,7 @@ export class Manager {
       this.recorder = this.#ownRecorder;
     } else throw new KinformerError(ErrorCodes.INVALID_OPTION, 'Manager needs a KubeConfig or a recorder');
     let le = options.leaderElection;
+    this.#hash = this.#hashSharding(kubeConfig);
     const ringOptions = options.controllerRing;
     let leaseLabels: Record<string, string> | undefined;
     if (ringOptions !== undefined) {
@@ -298,24 +311,72 @@ export class Manager {
       projected: options.transform !== undefined,
       pair: pair as unknown as InformerAndLister<KubeObject>,
     });
-    if (!scope.metadataOnly && options.transform === undefined) {
-      // Read-your-writes: what the informer delivers retires the overlay's entries for it.
-      const kindKey = kindString(kind);
-      const overlay = this.#overlay;
-      pair.informer.addEventHandler(
-        {
-          onAdd: (obj) => overlay.observe(kindKey, objectKey(obj), obj, false),
-          onUpdate: (_old, obj) => overlay.observe(kindKey, objectKey(obj), obj, false),
-          onDelete: (obj) => {
-            const last = isDeletedFinalStateUnknown(obj) ? obj.obj : obj;
-            overlay.observe(kindKey, objectKey(last), last, true);
-          },
-        },
-        { name: `${this.name}:overlay` },
-      );
-    }
+    if (!scope.metadataOnly && options.transform === undefined)
+      this.#observeWrites(kind, pair.informer as unknown as SharedIndexInformer<KubeObject>);
     if (this.#started) this.factory.start(this.#stopSignal ?? new AbortController().signal);
     return pair as unknown as InformerAndLister<U>;
+  }
+
+  /** Read-your-writes: what the informer delivers retires the overlay's entries for it. */
+  #observeWrites(kind: Kind, informer: SharedIndexInformer<KubeObject>): void {
+    const kindKey = kindString(kind);
+    const overlay = this.#overlay;
+    informer.addEventHandler(
+      {
+        onAdd: (obj) => overlay.observe(kindKey, objectKey(obj), obj, false),
+        onUpdate: (_old, obj) => overlay.observe(kindKey, objectKey(obj), obj, false),
+        onDelete: (obj) => {
+          const last = isDeletedFinalStateUnknown(obj) ? obj.obj : obj;
+          overlay.observe(kindKey, objectKey(last), last, true);
+        },
+      },
+      { name: `${this.name}:overlay` },
+    );
+  }
+
+  #hashSharding(kubeConfig: KubeConfig | undefined): HashSharding | undefined {
+    const options = this.#options;
+    const hs = options.hashSharding;
+    if (hs === undefined) return undefined;
+    if (options.leaderElection || options.controllerRing !== undefined)
+      throw new KinformerError(
+        ErrorCodes.INVALID_OPTION,
+        'hashSharding excludes leaderElection and controllerRing: each range is its own Lease',
+      );
+    let store = hs.leases;
+    if (store === undefined) {
+      if (kubeConfig === undefined)
+        throw new KinformerError(ErrorCodes.INVALID_OPTION, 'hashSharding needs a KubeConfig or a lease store');
+      store = objectClientLeaseStore(new ObjectClient(kubeConfig, { fieldManager: this.name }), hs.namespace, hs.name);
+    }
+    return new HashSharding(hs, {
+      identity: hs.identity ?? defaultShardIdentity(),
+      clock: this.#clock,
+      logger: componentLogger(options.logger, { component: 'hash-sharding', manager: this.name }),
+      store,
+      rangeInformer: (kind, range, selector) => this.#rangeInformer(kind, range, selector),
+    });
+  }
+
+  /** The informer of one hash range of `kind` (its cache policy applies; not started). */
+  #rangeInformer(kind: Kind, range: number, selector: ShardSelector): SharedIndexInformer<KubeObject> {
+    const scope = informerScope(kind, this.#cache.of(kind), {}, this.#options.namespace ?? '');
+    const listerWatcher = this.#listerWatchers(kind, {
+      namespace: scope.namespace ?? this.#options.namespace ?? '',
+      metadataOnly: false,
+      ...(scope.labelSelector === undefined ? {} : { labelSelector: scope.labelSelector }),
+      ...(scope.fieldSelector === undefined ? {} : { fieldSelector: scope.fieldSelector }),
+    });
+    const transform = this.#cache.transformOf(kind);
+    const informer = new SharedIndexInformer<KubeObject>(listerWatcher, {
+      name: `${kindString(kind)}#range-${range}`,
+      clock: this.#clock,
+      ...(transform === undefined ? {} : { transform }),
+      ...(this.#options.logger === undefined ? {} : { logger: this.#options.logger }),
+      reflectorOptions: { shardSelector: selector },
+    });
+    this.#observeWrites(kind, informer);
+    return informer;
   }
 
   /**
@@ -364,6 +425,8 @@ export class Manager {
     if (policy?.uncached === true) throw kindNotCachedError(kind, 'uncached');
     const slash = key.indexOf('/');
     const namespace = slash < 0 ? '' : key.slice(0, slash);
+    if (this.#hash?.shards(kind) === true)
+      return this.#overlay.read(kindString(kind), key, this.#hash.cached(kind, key) as T | undefined);
     const pair = this.#fullInformerOf(kind, namespace);
     if (pair === undefined) {
       const outside = policy?.namespaces !== undefined && !policy.namespaces.includes(namespace);
@@ -413,6 +476,11 @@ export class Manager {
           selector: ring.selector,
           drainsAcknowledged: this.#drainsAcknowledged,
         };
+  }
+
+  /** Hash sharding: the ring, members, ranges held and active; `undefined` without `hashSharding`. */
+  hashShard(): HashShardStatus | undefined {
+    return this.#hash?.status();
   }
 
   /** Whether this replica leads (always true without leader election, once started). */
@@ -490,6 +558,7 @@ export class Manager {
           workers.signal,
         ),
       ];
+      const hashRun = this.#hash?.run(stop.signal);
       let electorRun: Promise<void> | undefined;
       const electorStop = new AbortController();
       if (this.#elector !== undefined) {
@@ -520,6 +589,7 @@ export class Manager {
           { gracefulShutdownMs: graceful },
           'reconciles still running after the graceful shutdown timeout',
         );
+      await hashRun;
       for (const c of this.#controllers) c.controller.close();
       electorStop.abort();
       await electorRun;
@@ -600,7 +670,11 @@ export class Manager {
     if (this.#started)
       throw new KinformerError(ErrorCodes.ALREADY_STARTED, `controller ${spec.name} was added after start`);
     const primary = spec.primary;
-    const sources: KeySource[] = spec.sources.flatMap((s) =>
+    const hash = this.#hash;
+    // Hash sharding: the primary kind is read through one informer per owned range, attached later.
+    const ranged = (s: SourceSpec): boolean =>
+      hash !== undefined && s.type === 'for' && primary !== undefined && kindString(s.kind) === kindString(primary);
+    const sources: KeySource[] = spec.sources.filter((s) => !ranged(s)).flatMap((s) =>
       this.#namespacesOf(s).map((namespace) =>
         this.#source(
           namespace === undefined ? s : { ...s, options: { ...s.options, namespace } },
@@ -627,6 +701,7 @@ export class Manager {
               () => this.#drainsAcknowledged++,
             )
           : this.#options.reconcileHook,
+      admit: hash === undefined || primary === undefined ? undefined : (key, obj) => hash.admit(key, obj),
       client: this.client,
       recorder: this.recorder,
       metrics: this.#options.metrics,
@@ -637,6 +712,11 @@ export class Manager {
       controller: controller as unknown as ManagedController<KubeObject>,
       leader: spec.needLeaderElection,
     });
+    for (const s of spec.sources.filter(ranged))
+      hash?.addController(s.kind, controller as unknown as ManagedController<KubeObject>, [
+        ...spec.predicates,
+        ...(s.options.predicates ?? []),
+      ]);
     return controller;
   }
 
@@ -678,6 +758,8 @@ export class Manager {
             const ref = controllerOf(obj);
             if (ref === undefined || ref.kind !== primary.kind || groupOf(ref.apiVersion) !== group)
               return [];
+            // Hash sharding: an owned object follows its controller owner's range.
+            if (this.#hash !== undefined && !this.#hash.ownerActive(obj, ref.uid)) return [];
             const ns = obj.metadata?.namespace;
             return [primary.namespaced && ns ? `${ns}/${ref.name}` : ref.name];
           },
@@ -711,6 +793,7 @@ export class Manager {
   }
 
   #cached(kind: Kind, key: string): KubeObject | undefined {
+    if (this.#hash?.shards(kind) === true) return this.#hash.cached(kind, key);
     const slash = key.indexOf('/');
     return this.#fullInformerOf(kind, slash < 0 ? '' : key.slice(0, slash))
       ?.informer.getIndexer()

@@ -1,0 +1,369 @@
+import { ErrorCodes, KinformerError, shardHash, shardSelectorFromRanges, splitHashSpace } from '@kinformer/core';
+import type { Clock, KubeObject, Logger, ShardRange, ShardSelector } from '@kinformer/core';
+import type { ResourceEventHandlerRegistration, SharedIndexInformer } from '@kinformer/informer';
+import { waitForCacheSync } from '@kinformer/informer';
+import type { ObjectClient } from '@kinformer/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
+import { rangeIndexOf } from './hashRanges.js';
+import { kindString } from './kinds.js';
+import type { Kind } from './kinds.js';
+import { objectKey, sourceLabel } from './managedController.js';
+import type { Admission, ManagedController } from './managedController.js';
+import { passes } from './predicates.js';
+import type { Predicate } from './predicates.js';
+import { HASH_RING_LABEL, RangeCoordinator } from './rangeCoordinator.js';
+import type { RangeLeaseStore } from './rangeCoordinator.js';
+import { PRIORITY_LOW } from './reconcileQueue.js';
+import { kinds as builtinKinds } from './kinds.js';
+
+/** What happened to a range on this replica (for {@link ManagerHashShardingOptions.onRangeChange}). */
+export interface RangeEvent {
+  range: number;
+  /**
+   * `acquired`: its Lease is ours (its informer starts); `active`: its informer synced, its objects
+   * are reconciled from now on; `handoff`: giving it up (no new reconciles, queued keys dropped);
+   * `released`: handoff done and Lease released; `lost`: not renewed within the renew deadline.
+   */
+  state: 'acquired' | 'active' | 'handoff' | 'released' | 'lost';
+  /** Clock ms. */
+  at: number;
+}
+
+/**
+ * Hash sharding of a {@link Manager} (`ManagerOptions.hashSharding`): the hash space of the primary
+ * objects' `metadata.uid` split into `virtualRanges` ranges, each owned by one replica at a time
+ * through a Lease. See the runtime README ("Hash ranges owned through Leases").
+ */
+export interface ManagerHashShardingOptions {
+  /** The ring's name: Lease names `<name>-range-<i>` and `<name>-member-<identity>`, and the label value. */
+  name: string;
+  /** The namespace of the ring's Leases. */
+  namespace: string;
+  /** This replica's identity (a DNS subdomain name; default `$POD_NAME`, else hostname and a random suffix). */
+  identity?: string;
+  /** How many ranges the hash space is split into (default 16). Every replica of a ring must agree. */
+  virtualRanges?: number;
+  /** What is hashed: `uid` (default) or `namespace` of the primary object (owned objects: their owner's). */
+  field?: 'uid' | 'namespace';
+  /** Default 15 s. A range whose holder stopped renewing is taken over this long after its last renewal was seen. */
+  leaseDurationMs?: number;
+  /** Default 10 s: a holder that could not renew for this long stops reconciling the range. */
+  renewDeadlineMs?: number;
+  /** Default 2 s: how often each replica lists the Leases, renews and rebalances. */
+  retryPeriodMs?: number;
+  /** Where the Leases live (default: the API server, through the Manager's KubeConfig). */
+  leases?: RangeLeaseStore;
+  /** Called on every range change of this replica (measurements, logs). */
+  onRangeChange?: (event: RangeEvent) => void;
+}
+
+/** What a Manager reports of its hash sharding (`mgr.hashShard()`). */
+export interface HashShardStatus {
+  ring: string;
+  identity: string;
+  /** Live members seen at the last list (this replica included). */
+  members: string[];
+  /** Ranges whose Lease this replica holds. */
+  held: number[];
+  /** Ranges whose objects it reconciles now (held, informer synced, not handing off). */
+  active: number[];
+  /** Reconciles not run because the object was not in an active range of this replica. */
+  refused: number;
+}
+
+interface RangeState {
+  phase: 'syncing' | 'active' | 'releasing';
+  inflight: number;
+  idle: Array<() => void>;
+  /** Aborted when the range is lost: the signal of its reconciles in flight. */
+  readonly lost: AbortController;
+  /** Stops the range's informers. */
+  readonly stop: AbortController;
+  readonly informers: Map<string, SharedIndexInformer<KubeObject>>;
+  readonly registrations: ResourceEventHandlerRegistration[];
+}
+
+interface ShardedKind {
+  readonly kind: Kind;
+  readonly controllers: Array<{ controller: ManagedController<KubeObject>; predicates: readonly Predicate[] }>;
+}
+
+/** What the Manager gives the sharding. */
+export interface HashShardingDeps {
+  identity: string;
+  clock: Clock;
+  logger: Logger;
+  store: RangeLeaseStore;
+  /** Builds (does not start) an informer of `kind` restricted to `selector` (cache policy and overlay applied). */
+  rangeInformer(kind: Kind, range: number, selector: ShardSelector): SharedIndexInformer<KubeObject>;
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/** The Manager's hash sharding: range informers, admission of reconciles, handoff. */
+export class HashSharding {
+  readonly ring: string;
+  readonly identity: string;
+  readonly ranges: readonly ShardRange[];
+  readonly #selectors: readonly ShardSelector[];
+  readonly #field: 'uid' | 'namespace';
+  readonly #deps: HashShardingDeps;
+  readonly #options: ManagerHashShardingOptions;
+  readonly #kinds = new Map<string, ShardedKind>();
+  readonly #states = new Map<number, RangeState>();
+  readonly #coordinator: RangeCoordinator;
+  #refused = 0;
+
+  constructor(options: ManagerHashShardingOptions, deps: HashShardingDeps) {
+    const invalid = (message: string): KinformerError =>
+      new KinformerError(ErrorCodes.INVALID_OPTION, message, { details: { option: 'hashSharding' } });
+    if (typeof options.name !== 'string' || !DNS_SUBDOMAIN.test(options.name) || options.name.length > 40)
+      throw invalid(`hashSharding.name must be a DNS subdomain name of at most 40 characters, got ${JSON.stringify(options.name)}`);
+    if (!DNS_SUBDOMAIN.test(deps.identity) || deps.identity.length > 63)
+      throw invalid(`the replica identity must be a DNS subdomain name of at most 63 characters, got ${JSON.stringify(deps.identity)}`);
+    const v = options.virtualRanges ?? 16;
+    if (!Number.isInteger(v) || v < 1 || v > 1024)
+      throw invalid(`hashSharding.virtualRanges must be an integer from 1 to 1024, got ${String(v)}`);
+    const lease = options.leaseDurationMs ?? 15_000;
+    const renew = options.renewDeadlineMs ?? 10_000;
+    const retry = options.retryPeriodMs ?? 2_000;
+    if (!(lease > renew && renew > retry && retry > 0))
+      throw invalid(
+        `hashSharding needs leaseDurationMs > renewDeadlineMs > retryPeriodMs > 0, got ${lease}, ${renew}, ${retry}`,
+      );
+    this.ring = options.name;
+    this.identity = deps.identity;
+    this.#options = options;
+    this.#deps = deps;
+    this.#field = options.field ?? 'uid';
+    this.ranges = splitHashSpace(v);
+    const field = this.#field === 'uid' ? 'object.metadata.uid' : 'object.metadata.namespace';
+    this.#selectors = this.ranges.map((r) => shardSelectorFromRanges(field, [r]));
+    this.#coordinator = new RangeCoordinator({
+      ring: options.name,
+      namespace: options.namespace,
+      identity: deps.identity,
+      ranges: v,
+      leaseDurationMs: lease,
+      renewDeadlineMs: renew,
+      retryPeriodMs: retry,
+      store: deps.store,
+      clock: deps.clock,
+      logger: deps.logger,
+      callbacks: {
+        acquired: (i) => this.#acquired(i),
+        handoff: (i) => this.#handoff(i),
+        lost: (i) => this.#lost(i),
+        released: (i) => this.#emit(i, 'released'),
+      },
+    });
+  }
+
+  /** True for a kind whose objects are split into ranges (the primary kind of a controller). */
+  shards(kind: Kind): boolean {
+    return this.#kinds.has(kindString(kind));
+  }
+
+  /** Shards `kind` and feeds `controller` its objects from the ranges this replica owns. */
+  addController(kind: Kind, controller: ManagedController<KubeObject>, predicates: readonly Predicate[]): void {
+    const key = kindString(kind);
+    let sharded = this.#kinds.get(key);
+    if (sharded === undefined) {
+      sharded = { kind, controllers: [] };
+      this.#kinds.set(key, sharded);
+    }
+    sharded.controllers.push({ controller, predicates });
+  }
+
+  /** The range of an object of a sharded kind. */
+  rangeOf(obj: KubeObject): number {
+    const meta = obj.metadata;
+    return rangeIndexOf(shardHash((this.#field === 'uid' ? meta?.uid : meta?.namespace) ?? ''), this.ranges);
+  }
+
+  /** True when an owned object's controller owner (`ownerUid`) falls in a range this replica reconciles. */
+  ownerActive(obj: KubeObject, ownerUid: string | undefined): boolean {
+    const value = this.#field === 'uid' ? ownerUid : obj.metadata?.namespace;
+    return this.#states.get(rangeIndexOf(shardHash(value ?? ''), this.ranges))?.phase === 'active';
+  }
+
+  /**
+   * Admits a reconcile of `key` (whose object is `object`): only when the object is in a range this
+   * replica reconciles now; counted in flight until `done`. The signal aborts when the range is lost.
+   */
+  admit(key: string, object: KubeObject | undefined): Admission | undefined {
+    const state = object === undefined ? undefined : this.#states.get(this.rangeOf(object));
+    if (state === undefined || state.phase !== 'active') {
+      this.#refused++;
+      this.#deps.logger.debug({ key }, 'not in an active range of this replica: not reconciled');
+      return undefined;
+    }
+    state.inflight++;
+    let ended = false;
+    return {
+      signal: state.lost.signal,
+      done: () => {
+        if (ended) return;
+        ended = true;
+        state.inflight--;
+        if (state.inflight === 0) for (const wake of state.idle.splice(0)) wake();
+      },
+    };
+  }
+
+  /** The cached object of `key` in the ranges this replica holds (any phase). */
+  cached(kind: Kind, key: string): KubeObject | undefined {
+    const k = kindString(kind);
+    for (const state of this.#states.values()) {
+      const hit = state.informers.get(k)?.getIndexer().getByKey(key);
+      if (hit !== undefined) return hit;
+    }
+    return undefined;
+  }
+
+  /** Every informer of the ranges held now (for readiness). */
+  informers(): SharedIndexInformer<KubeObject>[] {
+    return [...this.#states.values()].flatMap((s) => [...s.informers.values()]);
+  }
+
+  status(): HashShardStatus {
+    return {
+      ring: this.ring,
+      identity: this.identity,
+      members: this.#coordinator.members(),
+      held: this.#coordinator.held(),
+      active: [...this.#states].filter(([, s]) => s.phase === 'active').map(([i]) => i).sort((a, b) => a - b),
+      refused: this.#refused,
+    };
+  }
+
+  /**
+   * Balances until `signal` aborts, then hands every range off and releases the Leases. Stop the
+   * workers at the same time: a range is released only once its reconciles in flight have ended.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    try {
+      await this.#coordinator.run(signal);
+    } finally {
+      for (const i of [...this.#states.keys()]) this.#stopRange(i);
+    }
+  }
+
+  #emit(range: number, state: RangeEvent['state']): void {
+    const cb = this.#options.onRangeChange;
+    if (cb === undefined) return;
+    try {
+      cb({ range, state, at: this.#deps.clock.now() });
+    } catch (err) {
+      this.#deps.logger.error({ err }, 'onRangeChange threw');
+    }
+  }
+
+  #acquired(i: number): void {
+    if (this.#states.has(i)) this.#stopRange(i);
+    const state: RangeState = {
+      phase: 'syncing',
+      inflight: 0,
+      idle: [],
+      lost: new AbortController(),
+      stop: new AbortController(),
+      informers: new Map(),
+      registrations: [],
+    };
+    this.#states.set(i, state);
+    this.#emit(i, 'acquired');
+    for (const [k, sharded] of this.#kinds) {
+      const informer = this.#deps.rangeInformer(sharded.kind, i, this.#selectors[i]!);
+      state.informers.set(k, informer);
+      for (const { controller, predicates } of sharded.controllers)
+        state.registrations.push(
+          controller.attach({
+            label: `${sourceLabel(sharded.kind)} range ${i}`,
+            informer,
+            keys: (obj) => (state.phase === 'active' ? [objectKey(obj)] : []),
+            predicates,
+          }),
+        );
+      informer.run(state.stop.signal).catch((err: unknown) => {
+        this.#deps.logger.error({ err, range: i }, 'range informer failed');
+      });
+    }
+    void this.#activateWhenSynced(i, state);
+  }
+
+  async #activateWhenSynced(i: number, state: RangeState): Promise<void> {
+    const synced = [...state.informers.values()].map((inf) => inf.hasSynced);
+    for (;;) {
+      try {
+        if (!(await waitForCacheSync({ signal: state.stop.signal, clock: this.#deps.clock }, ...synced))) return;
+        break;
+      } catch (err) {
+        this.#deps.logger.error({ err, range: i }, 'range informer cannot sync yet; still trying');
+        await this.#deps.clock.sleep(this.#options.retryPeriodMs ?? 2_000, state.stop.signal);
+        if (state.stop.signal.aborted) return;
+      }
+    }
+    if (this.#states.get(i) !== state || state.phase !== 'syncing') return;
+    // From now on events of the range queue keys; what the cache already holds is queued here once.
+    state.phase = 'active';
+    for (const [k, sharded] of this.#kinds) {
+      const objects = state.informers.get(k)!.getStore().list();
+      for (const { controller, predicates } of sharded.controllers)
+        for (const obj of objects)
+          if (predicates.every((p) => passes(p, { type: 'create', obj })))
+            controller.queue.add(objectKey(obj), { priority: PRIORITY_LOW, reason: `range ${i} acquired` });
+    }
+    this.#emit(i, 'active');
+  }
+
+  /** Stops reconciling range `i`'s objects and drops its queued keys (they are another replica's now). */
+  #quiesce(i: number, state: RangeState): void {
+    state.phase = 'releasing';
+    for (const [k, sharded] of this.#kinds) {
+      const objects = state.informers.get(k)?.getStore().list() ?? [];
+      for (const { controller } of sharded.controllers)
+        for (const obj of objects) controller.queue.drop(objectKey(obj));
+    }
+  }
+
+  async #handoff(i: number): Promise<void> {
+    const state = this.#states.get(i);
+    if (state === undefined) return;
+    this.#emit(i, 'handoff');
+    this.#quiesce(i, state);
+    if (state.inflight > 0) await new Promise<void>((resolve) => state.idle.push(resolve));
+    this.#stopRange(i);
+  }
+
+  #lost(i: number): void {
+    const state = this.#states.get(i);
+    if (state === undefined) return;
+    this.#quiesce(i, state);
+    state.lost.abort(
+      new KinformerError(ErrorCodes.LEADER_ELECTION, `range ${i} of hash ring ${this.ring} was lost: not renewed in time`),
+    );
+    this.#stopRange(i);
+    this.#emit(i, 'lost');
+  }
+
+  #stopRange(i: number): void {
+    const state = this.#states.get(i);
+    if (state === undefined) return;
+    this.#states.delete(i);
+    state.phase = 'releasing';
+    state.stop.abort();
+    for (const r of state.registrations.splice(0)) r.remove();
+  }
+}
+
+/** The default {@link RangeLeaseStore}: the ring's Leases on the API server, through `client`. */
+export function objectClientLeaseStore(client: ObjectClient, namespace: string, ring: string): RangeLeaseStore {
+  const leases = builtinKinds.leases;
+  return {
+    list: async (signal) =>
+      (await client.list<V1Lease>(leases, { namespace, labelSelector: `${HASH_RING_LABEL}=${ring}`, signal }))
+        .items,
+    create: (lease, signal) => client.create(leases, lease, { signal }),
+    update: (lease, signal) => client.update(leases, lease, { signal }),
+  };
+}

@@ -1,0 +1,317 @@
+import { createLogger, ErrorCodes, KinformerError } from '@kinformer/core';
+import { FakeClock } from '@kinformer/core/testing';
+import type { V1Lease } from '@kubernetes/client-node';
+import fc from 'fast-check';
+import { HASH_RING_LABEL, RangeCoordinator } from './rangeCoordinator.js';
+import type { RangeLeaseStore } from './rangeCoordinator.js';
+
+// The balancer and the handoff on a fake clock: several replicas on one in-memory Lease store with
+// the API server's optimistic concurrency, driven through random joins, graceful leaves, crashes
+// (stop renewing, release nothing) and partitions (every request fails for a while). A replica
+// "reconciles" a range from its `acquired` callback until its handoff resolves (queued keys dropped,
+// reconciles in flight ended: modelled as a random delay) or it is `lost`; those windows must never
+// overlap for one range across replicas.
+
+const LEASE = 3_000;
+const RENEW = 2_000;
+const RETRY = 500;
+const V = 16;
+
+/** Leases as the API server keeps them: resourceVersion checked on update, 409 on a stale one. */
+class MemoryLeases {
+  readonly leases = new Map<string, V1Lease>();
+  #rv = 0;
+
+  client(cut: () => boolean): RangeLeaseStore {
+    const guard = async (): Promise<void> => {
+      await Promise.resolve();
+      if (cut()) throw new KinformerError(ErrorCodes.CONNECTION, 'partitioned');
+    };
+    const copy = (l: V1Lease): V1Lease => structuredClone(l);
+    return {
+      list: async () => {
+        await guard();
+        return [...this.leases.values()].filter((l) => l.metadata?.labels?.[HASH_RING_LABEL] === 'ring').map(copy);
+      },
+      create: async (lease) => {
+        await guard();
+        const name = lease.metadata!.name!;
+        if (this.leases.has(name)) throw new KinformerError(ErrorCodes.CONFLICT, 'exists');
+        const stored = { ...copy(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.#rv) } };
+        this.leases.set(name, stored);
+        return copy(stored);
+      },
+      update: async (lease) => {
+        await guard();
+        const name = lease.metadata!.name!;
+        const cur = this.leases.get(name);
+        if (cur === undefined) throw new KinformerError(ErrorCodes.NOT_FOUND, 'gone');
+        if (cur.metadata?.resourceVersion !== lease.metadata?.resourceVersion)
+          throw new KinformerError(ErrorCodes.CONFLICT, 'stale');
+        const stored = { ...copy(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.#rv) } };
+        this.leases.set(name, stored);
+        return copy(stored);
+      },
+    };
+  }
+}
+
+interface Window {
+  replica: string;
+  range: number;
+  start: number;
+  end: number;
+}
+
+class Sim {
+  readonly clock = new FakeClock(1_000_000);
+  readonly leases = new MemoryLeases();
+  readonly windows: Window[] = [];
+  readonly replicas = new Map<
+    string,
+    {
+      coordinator: RangeCoordinator;
+      stop: AbortController;
+      run: Promise<void>;
+      open: Map<number, number>;
+      cutUntil: number;
+      dead: boolean;
+    }
+  >();
+  /** When each range last became unowned (absent: owned now, or never owned). */
+  readonly unownedSince = new Map<number, number>();
+  readonly gaps: Array<{ range: number; from: number; to: number; cause: string }> = [];
+  readonly causes = new Map<number, string>();
+  #n = 0;
+  readonly handoffMs: () => number;
+
+  constructor(handoffMs: () => number) {
+    this.handoffMs = handoffMs;
+    for (let i = 0; i < V; i++) this.unownedSince.set(i, this.clock.now());
+  }
+
+  owners(range: number): string[] {
+    return [...this.replicas].filter(([, r]) => r.open.has(range)).map(([id]) => id);
+  }
+
+  #open(id: string, range: number): void {
+    const r = this.replicas.get(id)!;
+    if (r.dead) return;
+    r.open.set(range, this.clock.now());
+    const since = this.unownedSince.get(range);
+    if (since !== undefined)
+      this.gaps.push({ range, from: since, to: this.clock.now(), cause: this.causes.get(range) ?? 'start' });
+    this.unownedSince.delete(range);
+  }
+
+  #close(id: string, range: number, cause: string): void {
+    const r = this.replicas.get(id)!;
+    const start = r.open.get(range);
+    if (start === undefined) return;
+    r.open.delete(range);
+    this.windows.push({ replica: id, range, start, end: this.clock.now() });
+    if (this.owners(range).length === 0) {
+      this.unownedSince.set(range, this.clock.now());
+      this.causes.set(range, cause);
+    }
+  }
+
+  join(): string {
+    const id = `r${this.#n++}`;
+    const stop = new AbortController();
+    const entry = {
+      coordinator: undefined as unknown as RangeCoordinator,
+      stop,
+      run: Promise.resolve(),
+      open: new Map<number, number>(),
+      cutUntil: 0,
+      dead: false,
+    };
+    this.replicas.set(id, entry);
+    entry.coordinator = new RangeCoordinator({
+      ring: 'ring',
+      namespace: 'default',
+      identity: id,
+      ranges: V,
+      leaseDurationMs: LEASE,
+      renewDeadlineMs: RENEW,
+      retryPeriodMs: RETRY,
+      store: this.leases.client(() => entry.dead || this.clock.now() < entry.cutUntil),
+      clock: this.clock,
+      logger: createLogger({ level: 'silent' }),
+      callbacks: {
+        acquired: (i) => this.#open(id, i),
+        handoff: async (i) => {
+          // No new reconciles from here; those in flight take a while to end.
+          await this.clock.sleep(this.handoffMs());
+          this.#close(id, i, 'leave');
+        },
+        lost: (i) => this.#close(id, i, 'lost'),
+        released: () => undefined,
+      },
+    });
+    entry.run = entry.coordinator.run(stop.signal);
+    return id;
+  }
+
+  live(): string[] {
+    return [...this.replicas].filter(([, r]) => !r.dead && !r.stop.signal.aborted).map(([id]) => id);
+  }
+
+  leave(id: string): void {
+    this.replicas.get(id)?.stop.abort();
+  }
+
+  /** kill -9: nothing more is written, nothing released, every reconcile ends now. */
+  crash(id: string): void {
+    const r = this.replicas.get(id);
+    if (r === undefined || r.dead) return;
+    for (const range of [...r.open.keys()]) this.#close(id, range, 'crash');
+    r.dead = true;
+    r.stop.abort();
+  }
+
+  partition(id: string, ms: number): void {
+    const r = this.replicas.get(id);
+    if (r !== undefined) r.cutUntil = this.clock.now() + ms;
+  }
+
+  async advance(ms: number): Promise<void> {
+    for (let t = 0; t < ms; t += 100) await this.clock.tick(100);
+  }
+
+  async stopAll(): Promise<void> {
+    for (const r of this.replicas.values()) r.stop.abort();
+    for (let i = 0; i < 40; i++) await this.clock.tick(100);
+    await Promise.all([...this.replicas.values()].map((r) => r.run));
+  }
+
+  overlaps(): Array<[Window, Window]> {
+    const all = [
+      ...this.windows,
+      ...[...this.replicas].flatMap(([replica, r]) =>
+        [...r.open].map(([range, start]) => ({ replica, range, start, end: Infinity })),
+      ),
+    ];
+    const out: Array<[Window, Window]> = [];
+    for (const a of all)
+      for (const b of all)
+        if (a !== b && a.replica < b.replica && a.range === b.range && a.start < b.end && b.start < a.end)
+          out.push([a, b]);
+    return out;
+  }
+}
+
+type Step =
+  | { op: 'join' }
+  | { op: 'leave'; pick: number }
+  | { op: 'crash'; pick: number }
+  | { op: 'partition'; pick: number; ms: number }
+  | { op: 'wait'; ms: number };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.constant<Step>({ op: 'join' }),
+  fc.record({ op: fc.constant('leave' as const), pick: fc.nat() }),
+  fc.record({ op: fc.constant('crash' as const), pick: fc.nat() }),
+  fc.record({ op: fc.constant('partition' as const), pick: fc.nat(), ms: fc.integer({ min: 500, max: 6_000 }) }),
+  fc.record({ op: fc.constant('wait' as const), ms: fc.integer({ min: 100, max: 4_000 }) }),
+);
+
+describe('RangeCoordinator', () => {
+  it('three replicas split 16 ranges 6/5/5 and a 4th takes ⌈16/4⌉ = 4, each moved range handed off before the new owner starts', async () => {
+    const sim = new Sim(() => 300);
+    for (let i = 0; i < 3; i++) sim.join();
+    await sim.advance(5_000);
+    const counts = (): number[] => sim.live().map((id) => sim.replicas.get(id)!.open.size);
+    expect(counts().sort()).toEqual([5, 5, 6]);
+    const before = new Map(Array.from({ length: V }, (_, i) => [i, sim.owners(i)[0]]));
+    sim.join();
+    await sim.advance(5_000);
+    expect(counts().sort()).toEqual([4, 4, 4, 4]);
+    const moved = Array.from({ length: V }, (_, i) => i).filter((i) => sim.owners(i)[0] !== before.get(i));
+    expect(moved).toHaveLength(4);
+    expect(sim.overlaps()).toEqual([]);
+    await sim.stopAll();
+  });
+
+  it('a crashed replica’s ranges are owned again within lease duration + 2 × retry period; a graceful leave’s within a retry period of the handoff', async () => {
+    const sim = new Sim(() => 200);
+    const [a] = [sim.join(), sim.join(), sim.join()];
+    await sim.advance(5_000);
+    sim.gaps.length = 0;
+    sim.crash(a!);
+    await sim.advance(LEASE + 3 * RETRY);
+    const crashGaps = sim.gaps.filter((g) => g.cause === 'crash');
+    expect(crashGaps).toHaveLength(6);
+    for (const g of crashGaps) expect(g.to - g.from).toBeLessThanOrEqual(LEASE + 2 * RETRY);
+    sim.gaps.length = 0;
+    sim.leave(sim.live()[0]!);
+    await sim.advance(3_000);
+    const leaveGaps = sim.gaps.filter((g) => g.cause === 'leave');
+    expect(leaveGaps).toHaveLength(8);
+    for (const g of leaveGaps) expect(g.to - g.from).toBeLessThanOrEqual(RETRY + 100);
+    expect(sim.overlaps()).toEqual([]);
+    await sim.stopAll();
+  });
+
+  it('a partitioned holder stops reconciling before anyone else may take its ranges', async () => {
+    const sim = new Sim(() => 100);
+    const [a] = [sim.join(), sim.join()];
+    await sim.advance(4_000);
+    sim.partition(a!, 8_000);
+    await sim.advance(RENEW + RETRY);
+    expect(sim.replicas.get(a!)!.open.size).toBe(0);
+    await sim.advance(10_000);
+    expect(sim.overlaps()).toEqual([]);
+    // Back from the partition, it rejoins and gets its share again.
+    expect(sim.replicas.get(a!)!.open.size).toBe(8);
+    await sim.stopAll();
+  });
+
+  it('property: any sequence of joins, graceful leaves, crashes and partitions: 0 overlapping windows, crash gaps bounded, every range owned and balanced once quiet', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { minLength: 3, maxLength: 14 }),
+        fc.integer({ min: 0, max: 1_500 }),
+        async (steps, handoff) => {
+          const sim = new Sim(() => handoff);
+          sim.join();
+          for (const s of steps) {
+            const live = sim.live();
+            const pick = (n: number): string | undefined => live[n % Math.max(1, live.length)];
+            switch (s.op) {
+              case 'join':
+                if (live.length < 6) sim.join();
+                break;
+              case 'leave':
+                if (live.length > 1) sim.leave(pick(s.pick)!);
+                break;
+              case 'crash':
+                if (live.length > 1) sim.crash(pick(s.pick)!);
+                break;
+              case 'partition':
+                if (live.length > 0) sim.partition(pick(s.pick)!, s.ms);
+                break;
+              case 'wait':
+                await sim.advance(s.ms);
+                break;
+            }
+          }
+          // Quiet: partitions heal, leases of the dead expire, everyone rebalances.
+          await sim.advance(6_000 + LEASE * 2 + handoff * 4);
+          expect(sim.overlaps()).toEqual([]);
+          for (const g of sim.gaps.filter((x) => x.cause === 'crash'))
+            // Bounded only while a replica that was not itself cut off could take the range.
+            if (g.to - g.from > LEASE + 2 * RETRY)
+              expect([...sim.replicas.values()].some((r) => r.cutUntil > g.from)).toBe(true);
+          const live = sim.live();
+          for (let i = 0; i < V; i++) expect(sim.owners(i)).toHaveLength(1);
+          const counts = live.map((id) => sim.replicas.get(id)!.open.size);
+          expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+          await sim.stopAll();
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 120_000);
+});

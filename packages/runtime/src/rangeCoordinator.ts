@@ -1,0 +1,330 @@
+import type { Clock, Logger } from '@kinformer/core';
+import type { V1Lease } from '@kubernetes/client-node';
+import { LeaseObserver, planRanges } from './hashRanges.js';
+
+/** The label every Lease of a hash ring carries: its value is the ring's name. */
+export const HASH_RING_LABEL = 'kinformer.dev/hash-ring';
+/** The label saying what a ring Lease is: a range index (`'0'`…) or `member`. */
+export const HASH_RING_ROLE_LABEL = 'kinformer.dev/hash-ring-role';
+
+/**
+ * Where the ring's Leases live: the API server (`objectClientLeaseStore`), or anything with the same
+ * optimistic concurrency (`update` fails with `ERR_CONFLICT` on a stale `resourceVersion`, `create`
+ * with `ERR_CONFLICT` when the Lease exists).
+ */
+export interface RangeLeaseStore {
+  /** Every Lease of the ring (the label `kinformer.dev/hash-ring=<ring>`). */
+  list(signal: AbortSignal): Promise<V1Lease[]>;
+  create(lease: V1Lease, signal: AbortSignal): Promise<V1Lease>;
+  update(lease: V1Lease, signal: AbortSignal): Promise<V1Lease>;
+}
+
+/** What the coordinator tells the Manager. */
+export interface RangeCallbacks {
+  /** The range's Lease is now this replica's: start its informer (reconcile once it synced). */
+  acquired(range: number): void;
+  /**
+   * Hand the range off: stop queueing its keys, drop the queued ones, and resolve once every
+   * reconcile of it in flight has ended. The Lease is released after that.
+   */
+  handoff(range: number): Promise<void>;
+  /** The Lease could not be renewed within the renew deadline (or another took it): stop at once. */
+  lost(range: number): void;
+  /** The range's Lease was released (after its handoff). */
+  released(range: number): void;
+}
+
+/** Options of {@link RangeCoordinator}. */
+export interface RangeCoordinatorOptions {
+  ring: string;
+  namespace: string;
+  identity: string;
+  ranges: number;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  store: RangeLeaseStore;
+  clock: Clock;
+  logger: Logger;
+  callbacks: RangeCallbacks;
+}
+
+interface Held {
+  lease: V1Lease;
+  /** When the last successful write of it was sent (clock ms): the renew deadline counts from there. */
+  renewedAt: number;
+  /** Handoff started. */
+  releasing: boolean;
+  /** Handoff finished: write the release (empty holder) instead of renewing. */
+  handedOff: boolean;
+}
+
+/** The name of range `i`'s Lease. */
+export function rangeLeaseName(ring: string, i: number): string {
+  return `${ring}-range-${i}`;
+}
+
+/** The name of a member's Lease. */
+export function memberLeaseName(ring: string, identity: string): string {
+  return `${ring}-member-${identity}`;
+}
+
+/** A Lease's MicroTime (`2026-01-01T00:00:00.123000Z`). */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '000Z');
+}
+
+/**
+ * The balancer of one replica: every retry period it lists the ring's Leases, renews its membership
+ * Lease and its range Leases, and acts on its row of {@link planRanges}: acquires the free ranges
+ * assigned to it, hands off (then releases) those assigned elsewhere. A range whose renewal has not
+ * succeeded within the renew deadline is given up at once (`lost`), before any other replica can see
+ * it expire (lease duration > renew deadline, both measured from when the renewal was sent).
+ */
+export class RangeCoordinator {
+  readonly #o: RangeCoordinatorOptions;
+  readonly #observer: LeaseObserver;
+  readonly #held = new Map<number, Held>();
+  #member: V1Lease | undefined;
+  #members: string[] = [];
+  #tick: Promise<void> | undefined;
+  readonly #handoffs = new Set<Promise<void>>();
+
+  constructor(options: RangeCoordinatorOptions) {
+    this.#o = options;
+    this.#observer = new LeaseObserver(options.leaseDurationMs);
+  }
+
+  /** The ranges whose Lease this replica holds now (handoffs included), ascending. */
+  held(): number[] {
+    return [...this.#held.keys()].sort((a, b) => a - b);
+  }
+
+  /** The live members this replica saw at its last successful list (itself included). */
+  members(): string[] {
+    return [...this.#members];
+  }
+
+  /**
+   * Runs until `signal` aborts, then leaves: hands off every range (bounded by the renew deadline:
+   * a range still busy then is left to expire), releases the range Leases and the membership Lease.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const { clock, retryPeriodMs } = this.#o;
+    while (!signal.aborted) {
+      this.#tick ??= this.#once().finally(() => {
+        this.#tick = undefined;
+      });
+      await clock.sleep(retryPeriodMs, signal);
+      this.#checkDeadlines();
+    }
+    await this.#tick;
+    await this.#leave();
+  }
+
+  #timeout(): { signal: AbortSignal; cancel: () => void } {
+    const ctl = new AbortController();
+    const timer = this.#o.clock.setTimeout(() => ctl.abort(), this.#o.renewDeadlineMs);
+    return { signal: ctl.signal, cancel: () => timer.cancel() };
+  }
+
+  #checkDeadlines(): void {
+    const now = this.#o.clock.now();
+    for (const [i, h] of this.#held)
+      if (now - h.renewedAt > this.#o.renewDeadlineMs) this.#lose(i, 'renew deadline passed');
+  }
+
+  #lose(i: number, why: string): void {
+    const h = this.#held.get(i);
+    if (h === undefined) return;
+    this.#held.delete(i);
+    this.#o.logger.warn({ range: i, why }, 'range lost');
+    if (!h.handedOff) this.#o.callbacks.lost(i);
+  }
+
+  async #once(): Promise<void> {
+    const { clock, identity, ring, ranges, store } = this.#o;
+    const started = clock.now();
+    const t = this.#timeout();
+    try {
+      let leases: V1Lease[];
+      try {
+        leases = await store.list(t.signal);
+      } catch (err) {
+        this.#o.logger.debug({ err }, 'listing the ring Leases failed');
+        return;
+      }
+      const now = clock.now();
+      const byName = new Map<string, V1Lease>();
+      for (const l of leases) {
+        const name = l.metadata?.name ?? '';
+        byName.set(name, l);
+        this.#observer.observe(name, `${l.spec?.holderIdentity ?? ''}|${l.metadata?.resourceVersion ?? ''}`, now);
+      }
+      this.#observer.retain(new Set(byName.keys()));
+      const members = [identity];
+      for (const l of leases) {
+        if (l.metadata?.labels?.[HASH_RING_ROLE_LABEL] !== 'member') continue;
+        const holder = l.spec?.holderIdentity ?? '';
+        if (holder !== identity && this.#observer.live(l.metadata?.name ?? '', holder, now))
+          members.push(holder);
+      }
+      this.#members = [...new Set(members)].sort();
+      const holders: Array<string | undefined> = [];
+      for (let i = 0; i < ranges; i++) {
+        const name = rangeLeaseName(ring, i);
+        const l = byName.get(name);
+        const holder = l?.spec?.holderIdentity ?? '';
+        if (this.#held.has(i) && l !== undefined && holder !== identity) {
+          this.#lose(i, `the Lease is held by ${holder || 'nobody'}`);
+        }
+        holders.push(
+          this.#held.has(i) ? identity : this.#observer.live(name, holder, now) ? holder : undefined,
+        );
+      }
+      const writes: Array<Promise<void>> = [this.#renewMember(byName, started, t.signal)];
+      for (const [i, h] of this.#held) writes.push(this.#renewRange(i, h, byName, started, t.signal));
+      const plan = planRanges({ identity, members: this.#members, holders });
+      for (const i of plan.release) this.#startHandoff(i);
+      for (const i of plan.acquire) writes.push(this.#acquire(i, byName.get(rangeLeaseName(ring, i)), started, t.signal));
+      await Promise.all(writes);
+    } finally {
+      t.cancel();
+    }
+  }
+
+  #record(holder: string, previous: V1Lease | undefined): NonNullable<V1Lease['spec']> {
+    const now = this.#o.clock.now();
+    const prev = previous?.spec;
+    const same = (prev?.holderIdentity ?? '') === holder;
+    return {
+      holderIdentity: holder,
+      leaseDurationSeconds: Math.max(1, Math.ceil(this.#o.leaseDurationMs / 1000)),
+      acquireTime: (same && prev?.acquireTime !== undefined ? prev.acquireTime : microTime(now)) as unknown as Date,
+      renewTime: microTime(now) as unknown as Date,
+      leaseTransitions: (prev?.leaseTransitions ?? 0) + (same || holder === '' ? 0 : 1),
+    };
+  }
+
+  #body(name: string, role: string, holder: string, previous: V1Lease | undefined): V1Lease {
+    return {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        ...(previous?.metadata ?? {}),
+        name,
+        namespace: this.#o.namespace,
+        labels: { ...previous?.metadata?.labels, [HASH_RING_LABEL]: this.#o.ring, [HASH_RING_ROLE_LABEL]: role },
+      },
+      spec: this.#record(holder, previous),
+    };
+  }
+
+  async #renewMember(byName: Map<string, V1Lease>, started: number, signal: AbortSignal): Promise<void> {
+    const name = memberLeaseName(this.#o.ring, this.#o.identity);
+    const listed = byName.get(name);
+    try {
+      this.#member =
+        listed === undefined
+          ? await this.#o.store.create(this.#body(name, 'member', this.#o.identity, undefined), signal)
+          : await this.#o.store.update(this.#body(name, 'member', this.#o.identity, listed), signal);
+    } catch (err) {
+      this.#o.logger.debug({ err, started }, 'renewing the membership Lease failed');
+    }
+  }
+
+  async #renewRange(
+    i: number,
+    h: Held,
+    byName: Map<string, V1Lease>,
+    started: number,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const name = rangeLeaseName(this.#o.ring, i);
+    const base = byName.get(name) ?? h.lease;
+    if (h.handedOff) {
+      await this.#release(i, h, base, signal);
+      return;
+    }
+    try {
+      const lease = await this.#o.store.update(this.#body(name, String(i), this.#o.identity, base), signal);
+      if (this.#held.get(i) === h) {
+        h.lease = lease;
+        h.renewedAt = Math.max(h.renewedAt, started);
+      }
+    } catch (err) {
+      this.#o.logger.debug({ err, range: i }, 'renewing a range Lease failed');
+    }
+  }
+
+  async #acquire(i: number, listed: V1Lease | undefined, started: number, signal: AbortSignal): Promise<void> {
+    const name = rangeLeaseName(this.#o.ring, i);
+    try {
+      const body = this.#body(name, String(i), this.#o.identity, listed);
+      const lease =
+        listed === undefined ? await this.#o.store.create(body, signal) : await this.#o.store.update(body, signal);
+      if (this.#held.has(i)) return;
+      this.#held.set(i, { lease, renewedAt: started, releasing: false, handedOff: false });
+      this.#o.logger.debug({ range: i }, 'range acquired');
+      this.#o.callbacks.acquired(i);
+    } catch (err) {
+      this.#o.logger.debug({ err, range: i }, 'acquiring a range Lease failed (another replica was faster?)');
+    }
+  }
+
+  #startHandoff(i: number): void {
+    const h = this.#held.get(i);
+    if (h === undefined || h.releasing) return;
+    h.releasing = true;
+    const p = this.#o.callbacks
+      .handoff(i)
+      .then(async () => {
+        if (this.#held.get(i) !== h) return; // lost meanwhile
+        h.handedOff = true;
+        const t = this.#timeout();
+        try {
+          await this.#release(i, h, h.lease, t.signal);
+        } finally {
+          t.cancel();
+        }
+      })
+      .finally(() => this.#handoffs.delete(p));
+    this.#handoffs.add(p);
+  }
+
+  async #release(i: number, h: Held, base: V1Lease, signal: AbortSignal): Promise<void> {
+    try {
+      await this.#o.store.update(this.#body(rangeLeaseName(this.#o.ring, i), String(i), '', base), signal);
+      if (this.#held.get(i) !== h) return;
+      this.#held.delete(i);
+      this.#o.logger.debug({ range: i }, 'range released');
+      this.#o.callbacks.released(i);
+    } catch (err) {
+      this.#o.logger.debug({ err, range: i }, 'releasing a range Lease failed; retried next period');
+    }
+  }
+
+  async #leave(): Promise<void> {
+    const { clock, renewDeadlineMs } = this.#o;
+    // The membership Lease first: the others then plan without this replica and take each range as
+    // soon as its handoff releases it, instead of waiting for the membership Lease to expire.
+    const member = this.#member;
+    if (member !== undefined) {
+      const t = this.#timeout();
+      try {
+        await this.#o.store.update(
+          this.#body(memberLeaseName(this.#o.ring, this.#o.identity), 'member', '', member),
+          t.signal,
+        );
+      } catch (err) {
+        this.#o.logger.debug({ err }, 'releasing the membership Lease failed');
+      } finally {
+        t.cancel();
+      }
+    }
+    for (const i of this.#held.keys()) this.#startHandoff(i);
+    const deadline = new AbortController();
+    await Promise.race([Promise.all([...this.#handoffs]), clock.sleep(renewDeadlineMs, deadline.signal)]);
+    deadline.abort();
+  }
+}
