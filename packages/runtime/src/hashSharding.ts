@@ -1,4 +1,10 @@
-import { ErrorCodes, KinformerError, shardHash, shardSelectorFromRanges, splitHashSpace } from '@kinformer/core';
+import {
+  ErrorCodes,
+  KinformerError,
+  shardHash,
+  shardSelectorFromRanges,
+  splitHashSpace,
+} from '@kinformer/core';
 import type { Clock, KubeObject, Logger, ShardRange, ShardSelector } from '@kinformer/core';
 import type { ResourceEventHandlerRegistration, SharedIndexInformer } from '@kinformer/informer';
 import { waitForCacheSync } from '@kinformer/informer';
@@ -85,7 +91,10 @@ interface RangeState {
 
 interface ShardedKind {
   readonly kind: Kind;
-  readonly controllers: Array<{ controller: ManagedController<KubeObject>; predicates: readonly Predicate[] }>;
+  readonly controllers: Array<{
+    controller: ManagedController<KubeObject>;
+    predicates: readonly Predicate[];
+  }>;
 }
 
 /** What the Manager gives the sharding. */
@@ -118,9 +127,13 @@ export class HashSharding {
     const invalid = (message: string): KinformerError =>
       new KinformerError(ErrorCodes.INVALID_OPTION, message, { details: { option: 'hashSharding' } });
     if (typeof options.name !== 'string' || !DNS_SUBDOMAIN.test(options.name) || options.name.length > 40)
-      throw invalid(`hashSharding.name must be a DNS subdomain name of at most 40 characters, got ${JSON.stringify(options.name)}`);
+      throw invalid(
+        `hashSharding.name must be a DNS subdomain name of at most 40 characters, got ${JSON.stringify(options.name)}`,
+      );
     if (!DNS_SUBDOMAIN.test(deps.identity) || deps.identity.length > 63)
-      throw invalid(`the replica identity must be a DNS subdomain name of at most 63 characters, got ${JSON.stringify(deps.identity)}`);
+      throw invalid(
+        `the replica identity must be a DNS subdomain name of at most 63 characters, got ${JSON.stringify(deps.identity)}`,
+      );
     const v = options.virtualRanges ?? 16;
     if (!Number.isInteger(v) || v < 1 || v > 1024)
       throw invalid(`hashSharding.virtualRanges must be an integer from 1 to 1024, got ${String(v)}`);
@@ -165,7 +178,11 @@ export class HashSharding {
   }
 
   /** Shards `kind` and feeds `controller` its objects from the ranges this replica owns. */
-  addController(kind: Kind, controller: ManagedController<KubeObject>, predicates: readonly Predicate[]): void {
+  addController(
+    kind: Kind,
+    controller: ManagedController<KubeObject>,
+    predicates: readonly Predicate[],
+  ): void {
     const key = kindString(kind);
     let sharded = this.#kinds.get(key);
     if (sharded === undefined) {
@@ -232,7 +249,10 @@ export class HashSharding {
       identity: this.identity,
       members: this.#coordinator.members(),
       held: this.#coordinator.held(),
-      active: [...this.#states].filter(([, s]) => s.phase === 'active').map(([i]) => i).sort((a, b) => a - b),
+      active: [...this.#states]
+        .filter(([, s]) => s.phase === 'active')
+        .map(([i]) => i)
+        .sort((a, b) => a - b),
       refused: this.#refused,
     };
   }
@@ -295,7 +315,8 @@ export class HashSharding {
     const synced = [...state.informers.values()].map((inf) => inf.hasSynced);
     for (;;) {
       try {
-        if (!(await waitForCacheSync({ signal: state.stop.signal, clock: this.#deps.clock }, ...synced))) return;
+        if (!(await waitForCacheSync({ signal: state.stop.signal, clock: this.#deps.clock }, ...synced)))
+          return;
         break;
       } catch (err) {
         this.#deps.logger.error({ err, range: i }, 'range informer cannot sync yet; still trying');
@@ -340,7 +361,10 @@ export class HashSharding {
     if (state === undefined) return;
     this.#quiesce(i, state);
     state.lost.abort(
-      new KinformerError(ErrorCodes.LEADER_ELECTION, `range ${i} of hash ring ${this.ring} was lost: not renewed in time`),
+      new KinformerError(
+        ErrorCodes.LEADER_ELECTION,
+        `range ${i} of hash ring ${this.ring} was lost: not renewed in time`,
+      ),
     );
     this.#stopRange(i);
     this.#emit(i, 'lost');
@@ -357,7 +381,11 @@ export class HashSharding {
 }
 
 /** The default {@link RangeLeaseStore}: the ring's Leases on the API server, through `client`. */
-export function objectClientLeaseStore(client: ObjectClient, namespace: string, ring: string): RangeLeaseStore {
+export function objectClientLeaseStore(
+  client: ObjectClient,
+  namespace: string,
+  ring: string,
+): RangeLeaseStore {
   const leases = builtinKinds.leases;
   return {
     list: async (signal) =>

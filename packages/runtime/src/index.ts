@@ -29,3 +29,9 @@ export type {
 export { setupSignalHandler } from './signals.js';
 export type { FinalizerHandlers } from './finalizer.js';
 export { withFinalizer } from './finalizer.js';
+export type { HashShardStatus, ManagerHashShardingOptions, RangeEvent } from './hashSharding.js';
+export { objectClientLeaseStore } from './hashSharding.js';
+export type { RangeLeaseStore } from './rangeCoordinator.js';
+export { HASH_RING_LABEL, HASH_RING_ROLE_LABEL } from './rangeCoordinator.js';
+export type { RangePlan, RangePlanInput } from './hashRanges.js';
+export { planRanges } from './hashRanges.js';

@@ -182,15 +182,13 @@ export class Manager {
     this.#clock = options.clock ?? realClock;
     this.#logger = componentLogger(options.logger, { component: 'manager', manager: this.name });
     this.#cache = new CachePolicies(options.cache, options.stripManagedFields ?? true);
-    this.#listerWatchers = options.listerWatcherFactory ?? kubeConfigListerWatchers(kubeConfig, options.logger);
-    this.factory = new InformerFactory(
-      this.#listerWatchers,
-      {
-        ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-        clock: this.#clock,
-        ...(options.logger === undefined ? {} : { logger: options.logger }),
-      },
-    );
+    this.#listerWatchers =
+      options.listerWatcherFactory ?? kubeConfigListerWatchers(kubeConfig, options.logger);
+    this.factory = new InformerFactory(this.#listerWatchers, {
+      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+      clock: this.#clock,
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+    });
     this.#overlay = new WriteOverlay();
     const recorder: WriteRecorder | undefined =
       options.readYourWrites === false
@@ -346,8 +344,15 @@ export class Manager {
     let store = hs.leases;
     if (store === undefined) {
       if (kubeConfig === undefined)
-        throw new KinformerError(ErrorCodes.INVALID_OPTION, 'hashSharding needs a KubeConfig or a lease store');
-      store = objectClientLeaseStore(new ObjectClient(kubeConfig, { fieldManager: this.name }), hs.namespace, hs.name);
+        throw new KinformerError(
+          ErrorCodes.INVALID_OPTION,
+          'hashSharding needs a KubeConfig or a lease store',
+        );
+      store = objectClientLeaseStore(
+        new ObjectClient(kubeConfig, { fieldManager: this.name }),
+        hs.namespace,
+        hs.name,
+      );
     }
     return new HashSharding(hs, {
       identity: hs.identity ?? defaultShardIdentity(),
@@ -673,16 +678,21 @@ export class Manager {
     const hash = this.#hash;
     // Hash sharding: the primary kind is read through one informer per owned range, attached later.
     const ranged = (s: SourceSpec): boolean =>
-      hash !== undefined && s.type === 'for' && primary !== undefined && kindString(s.kind) === kindString(primary);
-    const sources: KeySource[] = spec.sources.filter((s) => !ranged(s)).flatMap((s) =>
-      this.#namespacesOf(s).map((namespace) =>
-        this.#source(
-          namespace === undefined ? s : { ...s, options: { ...s.options, namespace } },
-          primary,
-          spec.predicates,
+      hash !== undefined &&
+      s.type === 'for' &&
+      primary !== undefined &&
+      kindString(s.kind) === kindString(primary);
+    const sources: KeySource[] = spec.sources
+      .filter((s) => !ranged(s))
+      .flatMap((s) =>
+        this.#namespacesOf(s).map((namespace) =>
+          this.#source(
+            namespace === undefined ? s : { ...s, options: { ...s.options, namespace } },
+            primary,
+            spec.predicates,
+          ),
         ),
-      ),
-    );
+      );
     const retry = this.#options.retry ?? {};
     const controller = new ManagedController<T>({
       name: spec.name,

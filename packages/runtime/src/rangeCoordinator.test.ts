@@ -31,13 +31,18 @@ class MemoryLeases {
     return {
       list: async () => {
         await guard();
-        return [...this.leases.values()].filter((l) => l.metadata?.labels?.[HASH_RING_LABEL] === 'ring').map(copy);
+        return [...this.leases.values()]
+          .filter((l) => l.metadata?.labels?.[HASH_RING_LABEL] === 'ring')
+          .map(copy);
       },
       create: async (lease) => {
         await guard();
         const name = lease.metadata!.name!;
         if (this.leases.has(name)) throw new KinformerError(ErrorCodes.CONFLICT, 'exists');
-        const stored = { ...copy(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.#rv) } };
+        const stored = {
+          ...copy(lease),
+          metadata: { ...lease.metadata, resourceVersion: String(++this.#rv) },
+        };
         this.leases.set(name, stored);
         return copy(stored);
       },
@@ -48,7 +53,10 @@ class MemoryLeases {
         if (cur === undefined) throw new KinformerError(ErrorCodes.NOT_FOUND, 'gone');
         if (cur.metadata?.resourceVersion !== lease.metadata?.resourceVersion)
           throw new KinformerError(ErrorCodes.CONFLICT, 'stale');
-        const stored = { ...copy(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.#rv) } };
+        const stored = {
+          ...copy(lease),
+          metadata: { ...lease.metadata, resourceVersion: String(++this.#rv) },
+        };
         this.leases.set(name, stored);
         return copy(stored);
       },
@@ -213,7 +221,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.constant<Step>({ op: 'join' }),
   fc.record({ op: fc.constant('leave' as const), pick: fc.nat() }),
   fc.record({ op: fc.constant('crash' as const), pick: fc.nat() }),
-  fc.record({ op: fc.constant('partition' as const), pick: fc.nat(), ms: fc.integer({ min: 500, max: 6_000 }) }),
+  fc.record({
+    op: fc.constant('partition' as const),
+    pick: fc.nat(),
+    ms: fc.integer({ min: 500, max: 6_000 }),
+  }),
   fc.record({ op: fc.constant('wait' as const), ms: fc.integer({ min: 100, max: 4_000 }) }),
 );
 
@@ -239,7 +251,7 @@ describe('RangeCoordinator', () => {
     const [a] = [sim.join(), sim.join(), sim.join()];
     await sim.advance(5_000);
     sim.gaps.length = 0;
-    sim.crash(a!);
+    sim.crash(a);
     await sim.advance(LEASE + 3 * RETRY);
     const crashGaps = sim.gaps.filter((g) => g.cause === 'crash');
     expect(crashGaps).toHaveLength(6);
@@ -258,13 +270,13 @@ describe('RangeCoordinator', () => {
     const sim = new Sim(() => 100);
     const [a] = [sim.join(), sim.join()];
     await sim.advance(4_000);
-    sim.partition(a!, 8_000);
+    sim.partition(a, 8_000);
     await sim.advance(RENEW + RETRY);
-    expect(sim.replicas.get(a!)!.open.size).toBe(0);
+    expect(sim.replicas.get(a)!.open.size).toBe(0);
     await sim.advance(10_000);
     expect(sim.overlaps()).toEqual([]);
     // Back from the partition, it rejoins and gets its share again.
-    expect(sim.replicas.get(a!)!.open.size).toBe(8);
+    expect(sim.replicas.get(a)!.open.size).toBe(8);
     await sim.stopAll();
   });
 

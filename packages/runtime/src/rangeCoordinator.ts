@@ -159,7 +159,11 @@ export class RangeCoordinator {
       for (const l of leases) {
         const name = l.metadata?.name ?? '';
         byName.set(name, l);
-        this.#observer.observe(name, `${l.spec?.holderIdentity ?? ''}|${l.metadata?.resourceVersion ?? ''}`, now);
+        this.#observer.observe(
+          name,
+          `${l.spec?.holderIdentity ?? ''}|${l.metadata?.resourceVersion ?? ''}`,
+          now,
+        );
       }
       this.#observer.retain(new Set(byName.keys()));
       const members = [identity];
@@ -178,15 +182,24 @@ export class RangeCoordinator {
         if (this.#held.has(i) && l !== undefined && holder !== identity) {
           this.#lose(i, `the Lease is held by ${holder || 'nobody'}`);
         }
+        // A Lease still naming this replica that it no longer holds (lost when this process stalled
+        // past the renew deadline, or held by a previous process of the same identity) counts as
+        // free for it: nobody else can have reconciled the range since, and the conditional update
+        // fails if anybody wrote the Lease meanwhile.
         holders.push(
-          this.#held.has(i) ? identity : this.#observer.live(name, holder, now) ? holder : undefined,
+          this.#held.has(i)
+            ? identity
+            : holder !== identity && this.#observer.live(name, holder, now)
+              ? holder
+              : undefined,
         );
       }
       const writes: Array<Promise<void>> = [this.#renewMember(byName, started, t.signal)];
       for (const [i, h] of this.#held) writes.push(this.#renewRange(i, h, byName, started, t.signal));
       const plan = planRanges({ identity, members: this.#members, holders });
       for (const i of plan.release) this.#startHandoff(i);
-      for (const i of plan.acquire) writes.push(this.#acquire(i, byName.get(rangeLeaseName(ring, i)), started, t.signal));
+      for (const i of plan.acquire)
+        writes.push(this.#acquire(i, byName.get(rangeLeaseName(ring, i)), started, t.signal));
       await Promise.all(writes);
     } finally {
       t.cancel();
@@ -200,7 +213,9 @@ export class RangeCoordinator {
     return {
       holderIdentity: holder,
       leaseDurationSeconds: Math.max(1, Math.ceil(this.#o.leaseDurationMs / 1000)),
-      acquireTime: (same && prev?.acquireTime !== undefined ? prev.acquireTime : microTime(now)) as unknown as Date,
+      acquireTime: (same && prev?.acquireTime !== undefined
+        ? prev.acquireTime
+        : microTime(now)) as unknown as Date,
       renewTime: microTime(now) as unknown as Date,
       leaseTransitions: (prev?.leaseTransitions ?? 0) + (same || holder === '' ? 0 : 1),
     };
@@ -214,7 +229,11 @@ export class RangeCoordinator {
         ...(previous?.metadata ?? {}),
         name,
         namespace: this.#o.namespace,
-        labels: { ...previous?.metadata?.labels, [HASH_RING_LABEL]: this.#o.ring, [HASH_RING_ROLE_LABEL]: role },
+        labels: {
+          ...previous?.metadata?.labels,
+          [HASH_RING_LABEL]: this.#o.ring,
+          [HASH_RING_ROLE_LABEL]: role,
+        },
       },
       spec: this.#record(holder, previous),
     };
@@ -257,12 +276,19 @@ export class RangeCoordinator {
     }
   }
 
-  async #acquire(i: number, listed: V1Lease | undefined, started: number, signal: AbortSignal): Promise<void> {
+  async #acquire(
+    i: number,
+    listed: V1Lease | undefined,
+    started: number,
+    signal: AbortSignal,
+  ): Promise<void> {
     const name = rangeLeaseName(this.#o.ring, i);
     try {
       const body = this.#body(name, String(i), this.#o.identity, listed);
       const lease =
-        listed === undefined ? await this.#o.store.create(body, signal) : await this.#o.store.update(body, signal);
+        listed === undefined
+          ? await this.#o.store.create(body, signal)
+          : await this.#o.store.update(body, signal);
       if (this.#held.has(i)) return;
       this.#held.set(i, { lease, renewedAt: started, releasing: false, handedOff: false });
       this.#o.logger.debug({ range: i }, 'range acquired');

@@ -1,0 +1,364 @@
+import { kubeConfigListerWatchers, ObjectClient } from '@kinformer/client-node';
+import { ErrorCodes, KinformerError, shardHash, splitHashSpace } from '@kinformer/core';
+import type { KubeObject } from '@kinformer/core';
+import type { ListerWatcherFactory } from '@kinformer/informer';
+import { waitFor } from '@kinformer/test-tools';
+import type { V1ConfigMap, V1Lease, V1Secret } from '@kubernetes/client-node';
+import { rangeIndexOf } from './hashRanges.js';
+import { objectClientLeaseStore } from './hashSharding.js';
+import { kinds } from './kinds.js';
+import type { Manager } from './manager.js';
+import { HASH_RING_LABEL } from './rangeCoordinator.js';
+import type { RangeLeaseStore } from './rangeCoordinator.js';
+import { TestEnv } from './testing.js';
+
+// Hash sharding end to end on FakeApiServer: several Managers in one process, each reconciling the
+// ConfigMaps of the hash ranges whose Lease it holds. Every reconcile's [start, end] window is
+// recorded per object and replica (performance.now(), one process: one clock); no two replicas'
+// windows of one object may overlap, whatever joins, leaves, crashes and partitions happen.
+
+const RING = 'cms';
+const RANGES = splitHashSpace(16);
+// Short enough for a test, long enough that a loaded machine's event-loop stalls (all replicas share
+// one process here) do not pass the renew deadline.
+const TIMING = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 250 };
+
+interface Window {
+  replica: string;
+  start: number;
+  end: number;
+  rv: string;
+}
+
+class Recorder {
+  readonly windows = new Map<string, Window[]>();
+
+  record(key: string, w: Window): void {
+    const list = this.windows.get(key) ?? [];
+    list.push(w);
+    this.windows.set(key, list);
+  }
+
+  overlaps(): string[] {
+    const out: string[] = [];
+    for (const [key, ws] of this.windows)
+      for (const a of ws)
+        for (const b of ws)
+          if (a.replica < b.replica && a.start < b.end && b.start < a.end)
+            out.push(
+              `${key}: ${a.replica} [${a.start.toFixed(1)}, ${a.end.toFixed(1)}] × ${b.replica} [${b.start.toFixed(1)}, ${b.end.toFixed(1)}]`,
+            );
+    return out;
+  }
+}
+
+interface Replica {
+  id: string;
+  mgr: Manager;
+  /** Every request to the API server fails while true (a partition; forever: a crash). */
+  cut: boolean;
+  stop: () => Promise<unknown>;
+}
+
+function configMap(name: string): V1ConfigMap {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v: '0' } };
+}
+
+function startReplica(
+  env: TestEnv,
+  id: string,
+  rec: Recorder,
+  reconcileMs = 5,
+  gate?: (key: string) => Promise<void> | undefined,
+): Replica {
+  const replica = { id, cut: false } as Replica;
+  const guard = (): void => {
+    if (replica.cut) throw new KinformerError(ErrorCodes.CONNECTION, `${id} is cut off`);
+  };
+  const store = objectClientLeaseStore(new ObjectClient(env.kubeConfig), 'default', RING);
+  const leases: RangeLeaseStore = {
+    list: async (signal) => (guard(), store.list(signal)),
+    create: async (lease, signal) => (guard(), store.create(lease, signal)),
+    update: async (lease, signal) => (guard(), store.update(lease, signal)),
+  };
+  const base = kubeConfigListerWatchers(env.kubeConfig);
+  const listerWatcherFactory: ListerWatcherFactory = (gvr, request) => {
+    const lw = base(gvr, request);
+    return {
+      list: async (o, c) => (guard(), lw.list(o, c)),
+      watch: async (o, c) => (guard(), lw.watch(o, c)),
+      ...(lw.watchListSupported === undefined ? {} : { watchListSupported: lw.watchListSupported }),
+    };
+  };
+  const mgr = env.manager({
+    name: id,
+    listerWatcherFactory,
+    hashSharding: {
+      name: RING,
+      namespace: 'default',
+      identity: id,
+      leases,
+      ...TIMING,
+      onRangeChange: (e) => events.push(`${id} ${e.range} ${e.state} ${Math.round(e.at)}`),
+    },
+  });
+  mgr
+    .controller('cms')
+    .for(kinds.configMaps)
+    .owns(kinds.secrets)
+    .concurrency(4)
+    .reconcile(async (ctx) => {
+      const start = performance.now();
+      const rv = ctx.object?.metadata?.resourceVersion ?? '';
+      await gate?.(ctx.key); // ignores ctx.signal: a reconcile that takes its time
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.random() * reconcileMs);
+        ctx.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+      });
+      rec.record(ctx.key, { replica: id, start, end: performance.now(), rv });
+    });
+  replica.mgr = mgr;
+  replica.stop = env.run(mgr);
+  return replica;
+}
+
+const events: string[] = [];
+const rangeOf = (obj: KubeObject): number => rangeIndexOf(shardHash(obj.metadata?.uid ?? ''), RANGES);
+
+/** Every range active on exactly one of `replicas`, balanced, and every replica sees all of them. */
+function settled(replicas: Replica[]): boolean {
+  const status = replicas.map((r) => r.mgr.hashShard()!);
+  const active = status.flatMap((s) => s.active);
+  const counts = status.map((s) => s.held.length);
+  return (
+    active.length === 16 &&
+    new Set(active).size === 16 &&
+    Math.max(...counts) - Math.min(...counts) <= 1 &&
+    status.every((s) => s.members.length === replicas.length && s.active.length === s.held.length)
+  );
+}
+
+describe('hash sharding (Manager on FakeApiServer)', () => {
+  let env: TestEnv;
+  beforeEach(async () => {
+    env = await TestEnv.start();
+  });
+  afterEach(async () => {
+    await env.stop();
+  });
+
+  it('splits 16 ranges over 3 replicas, caches only owned ranges, owned objects follow their owner; a 4th takes 4 ranges and relists only those', async () => {
+    const rec = new Recorder();
+    const N = 400;
+    for (let i = 0; i < N; i++) env.server.create(kinds.configMaps, configMap(`cm-${i}`));
+    const cms = env.server.list<V1ConfigMap>(kinds.configMaps, 'default');
+    const replicas = ['a', 'b', 'c'].map((id) => startReplica(env, id, rec));
+    await waitFor(() => settled(replicas), { timeoutMs: 30_000 });
+    await waitFor(() => rec.windows.size === N, { timeoutMs: 30_000 });
+    expect(replicas.map((r) => r.mgr.hashShard()!.held.length).sort()).toEqual([5, 5, 6]);
+
+    // Leases: one per range and one per member, labelled with the ring.
+    const leases = env.server.list<V1Lease>(kinds.leases, 'default');
+    expect(leases.filter((l) => l.metadata?.labels?.[HASH_RING_LABEL] === RING)).toHaveLength(16 + 3);
+
+    // Each replica caches exactly the objects of its ranges, and (once settled) reconciles only those.
+    const settledAt = performance.now();
+    for (const cm of cms) {
+      env.server.patch(kinds.configMaps, `default/${cm.metadata.name!}`, { data: { v: '1' } });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await waitFor(() => [...rec.windows.values()].every((ws) => ws.some((w) => w.start > settledAt)), {
+      timeoutMs: 30_000,
+    });
+    for (const r of replicas) {
+      const held = new Set(r.mgr.hashShard()!.held);
+      for (const cm of cms) {
+        const key = `default/${cm.metadata.name!}`;
+        expect(r.mgr.get(kinds.configMaps, key) !== undefined).toBe(held.has(rangeOf(cm)));
+        for (const w of rec.windows.get(key)!)
+          if (w.replica === r.id && w.start > settledAt) expect(held.has(rangeOf(cm))).toBe(true);
+      }
+    }
+
+    // An owned Secret wakes its owner on the owner's replica only.
+    const owner = cms[7]!;
+    const ownerKey = `default/${owner.metadata.name!}`;
+    const before = rec.windows.get(ownerKey)!.length;
+    env.server.create(kinds.secrets, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'owned',
+        namespace: 'default',
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            name: owner.metadata.name!,
+            uid: owner.metadata.uid!,
+            controller: true,
+          },
+        ],
+      },
+    } satisfies V1Secret);
+    await waitFor(() => rec.windows.get(ownerKey)!.length > before);
+    const holder = replicas.find((r) => r.mgr.hashShard()!.active.includes(rangeOf(owner)))!;
+    expect(
+      rec.windows
+        .get(ownerKey)!
+        .slice(before)
+        .every((w) => w.replica === holder.id),
+    ).toBe(true);
+
+    // A 4th replica: 4 ranges move (⌈16/4⌉), its LISTs select only its ranges.
+    const heldBefore = new Map(replicas.map((r) => [r.id, r.mgr.hashShard()!.held]));
+    env.server.clearRequests();
+    const d = startReplica(env, 'd', rec);
+    const all = [...replicas, d];
+    await waitFor(() => settled(all) && d.mgr.hashShard()!.active.length === 4, { timeoutMs: 30_000 });
+    const moved = d.mgr.hashShard()!.held;
+    const lost = replicas.flatMap((r) =>
+      heldBefore.get(r.id)!.filter((i) => !r.mgr.hashShard()!.held.includes(i)),
+    );
+    expect(lost.sort((x, y) => x - y)).toEqual(moved);
+    const cmLists = env.server.requests.filter((q) => q.verb === 'list' && q.resource === 'configmaps');
+    expect(cmLists.length).toBeGreaterThanOrEqual(4);
+    for (const q of cmLists) expect(q.query['shardSelector']).toBeDefined();
+    // The moved objects are reconciled by the new owner.
+    const movedObjects = cms.filter((cm) => moved.includes(rangeOf(cm)));
+    await waitFor(
+      () =>
+        movedObjects.every((cm) =>
+          (rec.windows.get(`default/${cm.metadata.name!}`) ?? []).some((w) => w.replica === 'd'),
+        ),
+      { timeoutMs: 10_000 },
+    );
+    expect(rec.overlaps()).toEqual([]);
+
+    // A graceful stop releases its range Leases and its membership.
+    expect(await d.stop()).toBeUndefined();
+    const after = env.server.list<V1Lease>(kinds.leases, 'default');
+    for (const l of after)
+      if (
+        l.metadata?.name === `${RING}-member-d` ||
+        moved.some((i) => l.metadata?.name === `${RING}-range-${i}`)
+      )
+        expect(l.spec?.holderIdentity ?? '').toBe('');
+  }, 90_000);
+
+  it('a moved range is released only after its reconcile in flight ended; the new owner reconciles that object only then', async () => {
+    const rec = new Recorder();
+    for (let i = 0; i < 64; i++) env.server.create(kinds.configMaps, configMap(`cm-${i}`));
+    const cms = env.server.list<V1ConfigMap>(kinds.configMaps, 'default');
+    let unblock!: () => void;
+    const blocked = new Promise<void>((resolve) => (unblock = resolve));
+    const target = { key: '' };
+    let started = false;
+    const a = startReplica(env, 'a', rec, 1, (key) => {
+      if (key !== target.key) return undefined;
+      started = true;
+      return blocked;
+    });
+    await waitFor(() => settled([a]) && rec.windows.size === 64, { timeoutMs: 30_000 });
+    // a holds all 16; b will take 8 — ranges 8..15 under the plan (a keeps the lowest). Block a
+    // reconcile of an object in range 15 and trigger it.
+    const victim = cms.find((cm) => rangeOf(cm) === 15)!;
+    target.key = `default/${victim.metadata.name!}`;
+    env.server.patch(kinds.configMaps, target.key, { data: { v: 'blocked' } });
+    await waitFor(() => started);
+    const b = startReplica(env, 'b', rec);
+    await waitFor(() => b.mgr.hashShard()!.active.length === 7, { timeoutMs: 30_000 });
+    // Everything else moved; range 15 waits for the reconcile in flight.
+    const leaseLists = (): number =>
+      env.server.requests.filter((q) => q.verb === 'list' && q.resource === 'leases').length;
+    const listed = leaseLists();
+    await waitFor(() => leaseLists() >= listed + 8, { timeoutMs: 30_000 }); // 4 more periods each
+    expect(a.mgr.hashShard()!.held).toContain(15);
+    expect(b.mgr.hashShard()!.held).not.toContain(15);
+    expect((rec.windows.get(target.key) ?? []).some((w) => w.replica === 'b')).toBe(false);
+    unblock();
+    await waitFor(() => b.mgr.hashShard()!.active.includes(15), { timeoutMs: 30_000 });
+    await waitFor(() => (rec.windows.get(target.key) ?? []).some((w) => w.replica === 'b'), {
+      timeoutMs: 10_000,
+    });
+    expect(rec.overlaps()).toEqual([]);
+  }, 60_000);
+
+  it('chaos: joins, graceful leaves, crashes and a partition while objects change: 0 overlapping reconciles; every object reconciled at its last version', async () => {
+    const rec = new Recorder();
+    const N = 200;
+    for (let i = 0; i < N; i++) env.server.create(kinds.configMaps, configMap(`cm-${i}`));
+    let n = 0;
+    const replicas: Replica[] = [startReplica(env, `r${n++}`, rec, 300)];
+    const live = (): Replica[] => replicas.filter((r) => !r.cut);
+    let writes = 0;
+    let writing = true;
+    const writer = (async () => {
+      while (writing) {
+        const i = Math.floor(Math.random() * N);
+        env.server.patch(kinds.configMaps, `default/cm-${i}`, { data: { v: String(++writes) } });
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    const settle = (): Promise<void> => waitFor(() => settled(live()), { timeoutMs: 30_000 });
+    // A fixed script touching every fault (random victims): scale 1 → 4 without waiting in between
+    // (joins during a rebalance), a crash, a partition, a graceful leave, a join.
+    const join = (): void => void replicas.push(startReplica(env, `r${n++}`, rec, 300));
+    const pick = (): Replica => live()[Math.floor(Math.random() * live().length)]!;
+    const script: Array<() => Promise<void>> = [
+      async () => join(),
+      async () => join(),
+      async () => {
+        join();
+        await settle();
+      },
+      async () => {
+        // kill -9: every request fails from now on, then the process is gone (its reconciles end).
+        const victim = pick();
+        victim.cut = true;
+        await victim.stop();
+        await settle();
+      },
+      async () => {
+        // Cut one off until the others have taken its ranges over, then let it back in.
+        const victim = pick();
+        victim.cut = true;
+        await waitFor(() => victim.mgr.hashShard()!.held.length === 0 && settled(live()), {
+          timeoutMs: 30_000,
+        });
+        victim.cut = false;
+        await settle();
+      },
+      async () => {
+        const leaver = live()[0]!;
+        replicas.splice(replicas.indexOf(leaver), 1);
+        await leaver.stop();
+        await settle();
+      },
+      async () => join(),
+    ];
+    for (const step of script) await step();
+    writing = false;
+    await writer;
+    const alive = replicas.filter((r) => !r.cut);
+    await waitFor(() => settled(alive), { timeoutMs: 30_000 });
+    // Every object's last version is reconciled (by whoever owns it now).
+    const last = new Map(
+      env.server
+        .list<V1ConfigMap>(kinds.configMaps, 'default')
+        .map((cm) => [`default/${cm.metadata.name!}`, cm.metadata.resourceVersion!]),
+    );
+    await waitFor(
+      () => [...last].every(([key, rv]) => (rec.windows.get(key) ?? []).some((w) => w.rv === rv)),
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    const total = [...rec.windows.values()].reduce((s, ws) => s + ws.length, 0);
+    const lost = events.filter((e) => e.includes(' lost ')).length;
+    console.info(
+      `hash sharding chaos: ${writes} writes, ${total} reconciles over ${n} replicas, ${lost} ranges lost (crash, partition), overlaps ${rec.overlaps().length}`,
+    );
+    expect(rec.overlaps()).toEqual([]);
+  }, 120_000);
+});
