@@ -25,7 +25,8 @@ import { GarbageCollector } from './controllers/garbageCollector.js';
 import { serveApply } from './registry/serverSideApply.js';
 import { HttpApi } from './endpoints/httpApi.js';
 import { jsonClone } from './api/jsonClone.js';
-import { ObjectStore, type DeletePreconditions } from './storage/objectStore.js';
+import { ObjectStore } from './storage/objectStore.js';
+import { RegistryStore, type DeletePreconditions } from './registry/registryStore.js';
 import type { PatchType } from './registry/patch.js';
 import type { RecordedRequest } from './endpoints/recordedRequest.js';
 import {
@@ -233,6 +234,8 @@ export class FakeApiServer {
   readonly #logger: Logger;
   readonly #cache: WatchCacheLag | undefined;
   readonly #admitCreate: AdmitCreate;
+  /** The write verbs over {@link store} (`registry/registryStore.ts`). */
+  readonly #writes: RegistryStore;
   #closing: Promise<void> | undefined;
   #bearerTokens: ReadonlySet<string> | undefined;
 
@@ -264,10 +267,13 @@ export class FakeApiServer {
       historySize: options.historySize ?? 10_000,
       initialResourceVersion: options.initialResourceVersion ?? 1,
       clock: this.#clock,
+    });
+    this.#writes = new RegistryStore(this.store, {
+      clock: this.#clock,
       gracefulPods: options.gracefulPodDeletion ?? false,
     });
     // The collector subscribes to the store's commits; it lives as long as the store.
-    if (options.garbageCollector ?? true) GarbageCollector.attach(this.store);
+    if (options.garbageCollector ?? true) GarbageCollector.attach(this.#writes);
     this.timing = {
       clock: this.#clock,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
@@ -288,7 +294,7 @@ export class FakeApiServer {
     this.#admitCreate = namespaceLifecycle(registry, this.store, options.namespaceLifecycle ?? true);
     this.#http = new HttpApi({
       registry,
-      store: this.store,
+      store: this.#writes,
       faults: this.faults,
       host: this,
       clock: this.#clock,
@@ -320,7 +326,7 @@ export class FakeApiServer {
       }
     }
     const crds = registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
-    if (crds !== undefined) new CrdController(registry, this.store, this.#clock, crds);
+    if (crds !== undefined) new CrdController(registry, this.#writes, this.#clock, crds);
   }
 
   /**
@@ -493,7 +499,7 @@ export class FakeApiServer {
    */
   create<T extends KubeObject>(resource: ResourceRef, object: T): Stored<T> {
     const type = this.#registry.resolve(resource);
-    return this.store.create(type, undefined, wireForm(type, jsonClone(object))).toObject<Stored<T>>();
+    return this.#writes.create(type, undefined, wireForm(type, jsonClone(object))).toObject<Stored<T>>();
   }
 
   /**
@@ -503,7 +509,7 @@ export class FakeApiServer {
    */
   createMany(resource: ResourceRef, objects: Iterable<KubeObject>): string {
     const type = this.#registry.resolve(resource);
-    for (const object of objects) this.store.create(type, undefined, jsonClone(object));
+    for (const object of objects) this.#writes.create(type, undefined, jsonClone(object));
     return this.resourceVersion;
   }
 
@@ -531,7 +537,7 @@ export class FakeApiServer {
     options: { subresource?: 'status' } = {},
   ): Stored<T> {
     const type = this.#registry.resolve(resource);
-    return this.store
+    return this.#writes
       .update(type, undefined, undefined, wireForm(type, jsonClone(object)), options)
       .toObject<Stored<T>>();
   }
@@ -545,7 +551,7 @@ export class FakeApiServer {
   ): Stored<T> {
     const type = this.#registry.resolve(resource);
     const [ns, name] = this.#split(type, nameOrKey, options.namespace);
-    return this.store
+    return this.#writes
       .patch(type, ns, name, options.type ?? 'merge', jsonClone(patch), options.subresource)
       .toObject<Stored<T>>();
   }
@@ -565,7 +571,7 @@ export class FakeApiServer {
       ...(options.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: options.gracePeriodSeconds }),
       ...(options.propagationPolicy === undefined ? {} : { propagationPolicy: options.propagationPolicy }),
     };
-    return this.store.delete(type, ns, name, options.preconditions, behaviour).entry.toObject<Stored<T>>();
+    return this.#writes.delete(type, ns, name, options.preconditions, behaviour).entry.toObject<Stored<T>>();
   }
 
   /**
@@ -582,7 +588,7 @@ export class FakeApiServer {
     const config = jsonClone(object) as unknown as Record<string, unknown>;
     const meta = (config.metadata ?? {}) as { name?: string; namespace?: string };
     const { entry, warnings } = serveApply(
-      this.store,
+      this.#writes,
       {
         type,
         namespace: type.namespaced ? (meta.namespace ?? 'default') : '',
@@ -607,7 +613,7 @@ export class FakeApiServer {
    * the same at each pod's `deletionTimestamp`.
    */
   finishGracefulDeletions(): void {
-    this.store.finishTerminations();
+    this.#writes.finishTerminations();
   }
 
   /** Copies of the stored objects of a type (in one namespace, if given), in key order. */
@@ -631,7 +637,7 @@ export class FakeApiServer {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.faults.reset();
-      this.store.cancelTerminations();
+      this.#writes.cancelTerminations();
       this.#cache?.stop();
       const closed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
       await this.#closeConnections(true);

@@ -37,7 +37,7 @@ export type {
 } from './registry/subresources.js';
 export { DEFAULT_RESOURCES } from './registry/resourceRegistry.js';
 export type { PatchType } from './registry/patch.js';
-export type { DeletePreconditions } from './storage/objectStore.js';
+export type { DeletePreconditions } from './registry/registryStore.js';
 export { FakeClock, flush } from '@kinformer/core/testing';
 export type { FakeListerWatcherOptions } from '@kinformer/reflector/testing';
 export { FakeListerWatcher } from '@kinformer/reflector/testing';

@@ -1,6 +1,6 @@
 import type { HistoryEvent } from '../storage/eventHistory.js';
 import { rec, type JsonObject } from '../api/json.js';
-import type { ObjectStore } from '../storage/objectStore.js';
+import type { RegistryStore } from '../registry/registryStore.js';
 import type { ResourceType } from '../registry/resourceRegistry.js';
 import type { StoredEntry } from '../storage/storedEntry.js';
 import { text } from '../storage/storedForm.js';
@@ -54,7 +54,7 @@ function idOf(entry: StoredEntry): string {
 
 /** Deletes, orphans and unblocks dependents as a cluster's garbage collector does. */
 export class GarbageCollector {
-  readonly #store: ObjectStore;
+  readonly #store: RegistryStore;
   /** owner uid → dependents (by id). */
   readonly #dependents = new Map<string, Map<string, ObjectRef>>();
   /** uid → the object with that uid (to find an owner by its uid). */
@@ -62,13 +62,13 @@ export class GarbageCollector {
   readonly #queue: HistoryEvent[] = [];
   #running = false;
 
-  private constructor(store: ObjectStore) {
+  private constructor(store: RegistryStore) {
     this.#store = store;
-    store.addCommitListener((event) => this.#onCommit(event));
+    store.storage.addCommitListener((event) => this.#onCommit(event));
   }
 
   /** Starts collecting garbage in `store` (for the store's lifetime). */
-  static attach(store: ObjectStore): GarbageCollector {
+  static attach(store: RegistryStore): GarbageCollector {
     return new GarbageCollector(store);
   }
 

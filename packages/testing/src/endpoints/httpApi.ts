@@ -28,7 +28,7 @@ import {
   selectorFilter,
 } from './listOptions.js';
 import { negotiate, type Representation, type ResponseTarget } from './negotiation.js';
-import type { DeletePreconditions, ObjectStore } from '../storage/objectStore.js';
+import type { DeletePreconditions, RegistryStore } from '../registry/registryStore.js';
 import { patchTypeOf, type PatchType } from '../registry/patch.js';
 import { recordRequest, type RecordedRequest } from './recordedRequest.js';
 import type { ResourceRegistry } from '../registry/resourceRegistry.js';
@@ -69,7 +69,8 @@ import { applyJsonPatch, applyMergePatch, PatchError } from '../registry/patch.j
 /** What the HTTP layer needs from its server. */
 export interface HttpApiContext {
   readonly registry: ResourceRegistry;
-  readonly store: ObjectStore;
+  /** The registry store (write verbs) and, through it, the storage. */
+  readonly store: RegistryStore;
   readonly faults: FakeApiServerFaults;
   /** The server, as the host of the watch streams it opens. */
   readonly host: WatchHost;
@@ -465,10 +466,10 @@ export class HttpApi {
           throw badRequestError("fieldSelector metadata.name doesn't match requested name");
       }
     }
-    const table = ctx.store.table(path.type);
+    const table = ctx.store.storage.table(path.type);
     if (!watch) {
       const request: ListRequest = {
-        store: ctx.store,
+        store: ctx.store.storage,
         table,
         namespace: path.namespace,
         query,
@@ -568,7 +569,7 @@ export class HttpApi {
       shardedListAndWatch: this.#ctx.shardedListAndWatch(),
     });
     const filter = selectorFilter(query);
-    const table = store.table(path.type);
+    const table = store.storage.table(path.type);
     const deleted: StoredEntry[] = [];
     for (const key of [...table.sortedKeys()]) {
       const entry = table.entries.get(key);
@@ -577,7 +578,7 @@ export class HttpApi {
       deleted.push(store.delete(path.type, entry.namespace, entry.name, {}, behaviour).entry);
     }
     const type = path.type;
-    const body = `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(type.apiVersion)},"metadata":{"resourceVersion":"${store.rev}"},"items":[${deleted.map((e) => e.itemJson()).join(',')}]}`;
+    const body = `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(type.apiVersion)},"metadata":{"resourceVersion":"${store.storage.rev}"},"items":[${deleted.map((e) => e.itemJson()).join(',')}]}`;
     sendJson(res, 200, body, pretty);
   }
 

@@ -1,6 +1,6 @@
 import type { HistoryEvent } from '../storage/eventHistory.js';
 import { rec, type JsonObject } from '../api/json.js';
-import type { ObjectStore } from '../storage/objectStore.js';
+import type { RegistryStore } from './registryStore.js';
 import type {
   PrinterColumn,
   ResourceDefinition,
@@ -130,7 +130,7 @@ function condition(type: string, reason: string, message: string, now: string): 
  */
 export class CrdController {
   readonly #registry: ResourceRegistry;
-  readonly #store: ObjectStore;
+  readonly #store: RegistryStore;
   readonly #clock: Clock;
   readonly #crdType: ResourceType;
   /** Types registered for each CRD (by CRD name). */
@@ -138,12 +138,12 @@ export class CrdController {
   /** The definition each served type was registered with (JSON), to re-register only on a change. */
   readonly #definitions = new Map<ResourceType, string>();
 
-  constructor(registry: ResourceRegistry, store: ObjectStore, clock: Clock, crdType: ResourceType) {
+  constructor(registry: ResourceRegistry, store: RegistryStore, clock: Clock, crdType: ResourceType) {
     this.#registry = registry;
     this.#store = store;
     this.#clock = clock;
     this.#crdType = crdType;
-    store.addCommitListener((event) => {
+    store.storage.addCommitListener((event) => {
       if (event.entry.type === crdType) this.#onCrdWrite(event);
     });
   }
@@ -175,7 +175,7 @@ export class CrdController {
       }
       const type = this.#registry.register(def);
       this.#definitions.set(type, json);
-      if (existing !== undefined) this.#store.retype(existing, type);
+      if (existing !== undefined) this.#store.storage.retype(existing, type);
       next.push(type);
     }
     for (const old of previous) {
@@ -187,12 +187,12 @@ export class CrdController {
   }
 
   #unserve(type: ResourceType): void {
-    const table = this.#store.table(type);
+    const table = this.#store.storage.table(type);
     for (const key of [...table.sortedKeys()]) {
       const entry = table.entries.get(key);
       if (entry !== undefined) this.#store.delete(type, entry.namespace, entry.name);
     }
-    this.#store.drop(type);
+    this.#store.storage.drop(type);
     this.#registry.unregister(type.group, type.version, type.resource);
   }
 

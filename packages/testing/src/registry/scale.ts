@@ -1,6 +1,6 @@
 import { labelSelectorFromObject } from '@kinformer/core';
 import { rec, type JsonObject } from '../api/json.js';
-import type { ObjectStore } from '../storage/objectStore.js';
+import type { RegistryStore } from './registryStore.js';
 import type { ResourceType } from './resourceRegistry.js';
 import { conflictError, invalidError, invalidField } from '../api/statusErrors.js';
 import type { StoredEntry } from '../storage/storedEntry.js';
@@ -90,7 +90,7 @@ export function scaleOf(type: ResourceType, entry: StoredEntry): JsonObject {
  * set and it is updated through the main resource (the status is kept; the generation moves).
  */
 export function updateScale(
-  store: ObjectStore,
+  store: RegistryStore,
   type: ResourceType,
   namespace: string,
   name: string,

@@ -11,7 +11,7 @@ import {
   settleOwnership,
   type FieldManagerContext,
 } from './managedFields.js';
-import type { ObjectStore } from '../storage/objectStore.js';
+import type { RegistryStore } from './registryStore.js';
 import type { ResourceType } from './resourceRegistry.js';
 import { badRequestError, notFoundError } from '../api/statusErrors.js';
 import { decodeFields, decodeWrite, type AdmitCreate, type FieldValidation } from './admission.js';
@@ -178,7 +178,7 @@ export function applyToObject(
  * decoding (`Warning` headers).
  */
 export function serveApply(
-  store: ObjectStore,
+  store: RegistryStore,
   request: ApplyRequest,
   config: JsonObject,
   /** The server's create admission, run when the apply creates the object (as a POST would be). */

@@ -5,7 +5,7 @@ import type { FieldSet } from './fieldSets.js';
  * A resource's REST strategy: what kube-apiserver decides for one kind, in one place, as
  * `pkg/registry/<group>/<resource>/strategy.go` does (`podStrategy`, `podStatusStrategy`,
  * `deploymentStrategy`, … and apiextensions-apiserver's `customResourceStrategy`). The generic
- * registry (`objectStore.ts`, `writeStrategy.ts`, `gracefulDeletion.ts`, `admission.ts`) applies it;
+ * registry (`registryStore.ts`, `writeStrategy.ts`, `gracefulDeletion.ts`, `admission.ts`) applies it;
  * a kind that has none gets the defaults written beside each member.
  *
  * Each built-in kind with behaviour of its own has a file under `registry/<group>/` (`core/pod.ts`,
