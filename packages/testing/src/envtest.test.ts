@@ -75,6 +75,17 @@ const WIDGET_CRD = {
 
 const WIDGETS_PATH = '/apis/example.com/v1/namespaces/default/widgets';
 
+/** A server serving WIDGET_CRD with one widget, `a`. */
+async function startWithWidget(): Promise<void> {
+  server = await FakeApiServer.start();
+  server.create('customresourcedefinitions', WIDGET_CRD);
+  server.create('widgets.example.com', {
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'a' },
+  });
+}
+
 describe('CustomResourceDefinitions (apiextensions.k8s.io/v1)', () => {
   test('a POSTed CRD is served at once: discovery, CRUD, then NamesAccepted and Established in a MODIFIED write', async () => {
     server = await FakeApiServer.start();
@@ -170,13 +181,7 @@ describe('CustomResourceDefinitions (apiextensions.k8s.io/v1)', () => {
   });
 
   test('deleting a CRD deletes its objects (DELETED events), ends their watches and stops serving the group', async () => {
-    server = await FakeApiServer.start();
-    server.create('customresourcedefinitions', WIDGET_CRD);
-    server.create('widgets.example.com', {
-      apiVersion: 'example.com/v1',
-      kind: 'Widget',
-      metadata: { name: 'a' },
-    });
+    await startWithWidget();
     const w = await WatchReader.open(
       `${server.url}${WIDGETS_PATH}?watch=true&resourceVersion=${server.resourceVersion}`,
     );
@@ -189,13 +194,7 @@ describe('CustomResourceDefinitions (apiextensions.k8s.io/v1)', () => {
   });
 
   test('updating a CRD (a new printer column) keeps its objects', async () => {
-    server = await FakeApiServer.start();
-    server.create('customresourcedefinitions', WIDGET_CRD);
-    server.create('widgets.example.com', {
-      apiVersion: 'example.com/v1',
-      kind: 'Widget',
-      metadata: { name: 'a' },
-    });
+    await startWithWidget();
     await server.waitFor(
       () =>
         server.get<{ status?: unknown } & typeof WIDGET_CRD>(

@@ -184,6 +184,18 @@ export function decodeToken(token: string): { v: string; rv: number; start: stri
   };
 }
 
+/**
+ * The watch readers a test file opens (`readers.push(reader)`), each closed after its test. Call
+ * once per file, at the top level.
+ */
+export function watchReaders(): WatchReader[] {
+  const readers: WatchReader[] = [];
+  afterEach(() => {
+    for (const r of readers.splice(0)) r.close();
+  });
+  return readers;
+}
+
 /** A namespaced custom resource type for tests (`widgets.example.com/v1`, kind `Widget`). */
 export const WIDGETS = {
   group: 'example.com',

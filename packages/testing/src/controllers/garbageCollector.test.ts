@@ -1,5 +1,5 @@
 import { FakeApiServer } from '../index.js';
-import { request, send, WatchReader, type WatchLine } from '../wire.test.helpers.js';
+import { request, send, WatchReader, type WatchLine, watchReaders } from '../wire.test.helpers.js';
 
 // The garbage collector (kube-controller-manager pkg/controller/garbagecollector) with the
 // registry's deletion finalizers (registry/generic/registry/store.go
@@ -8,9 +8,8 @@ import { request, send, WatchReader, type WatchLine } from '../wire.test.helpers
 // removes their owner references (the orphan finalizer). Other finalizers hold an object.
 
 let server: FakeApiServer;
-const readers: WatchReader[] = [];
+const readers = watchReaders();
 afterEach(async () => {
-  for (const r of readers.splice(0)) r.close();
   await server?.close();
 });
 

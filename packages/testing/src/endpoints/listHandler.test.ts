@@ -531,15 +531,7 @@ describe('L9: label and field selectors', () => {
     server.create('nodes', { metadata: { name: 'n2' }, spec: {} });
     const nodes = await request(`${server.url}/api/v1/nodes?fieldSelector=spec.unschedulable%3Dfalse`);
     expect((nodes.json.items as PodList['items']).map((i) => i.metadata.name)).toEqual(['n2']);
-    server.registerResource({
-      group: 'example.com',
-      version: 'v1',
-      resource: 'widgets',
-      kind: 'Widget',
-      namespaced: true,
-      customResource: true,
-      selectableFields: ['.spec.color'],
-    });
+    server.registerResource({ ...WIDGETS, selectableFields: ['.spec.color'] });
     server.create('widgets.example.com', { metadata: { name: 'red' }, spec: { color: 'red' } });
     server.create('widgets.example.com', { metadata: { name: 'blue' }, spec: { color: 'blue' } });
     const widgets = await request(

@@ -72,6 +72,26 @@ export function selectorFilter(query: ListOptionsQuery): EntryFilter | undefined
 }
 
 /**
+ * A label or field selector parameter: the server's syntax error, else the parser's error, as 400
+ * BadRequest; an empty selector (selects everything) is undefined.
+ */
+function parseSelector<S extends { isEmpty(): boolean }>(
+  text: string,
+  syntaxError: (text: string) => string | undefined,
+  parse: (text: string) => S,
+): S | undefined {
+  const syntax = syntaxError(text);
+  if (syntax !== undefined) throw badRequestError(syntax);
+  let selector: S;
+  try {
+    selector = parse(text);
+  } catch (err) {
+    throw badRequestError(err instanceof Error ? err.message : String(err));
+  }
+  return selector.isEmpty() ? undefined : selector;
+}
+
+/**
  * Decodes, defaults and validates the query of a LIST/WATCH request the way kube-apiserver's
  * `ListResource` does, in the same order: parameter decoding (400 for a bad selector or integer),
  * watch-list defaulting, `ValidateListOptions` (422, §3.3/§4.1), then the field-label conversion of
@@ -83,29 +103,11 @@ export function decodeListOptions(
   options: { forceWatch: boolean; watchList: boolean; shardedListAndWatch?: boolean },
 ): ListOptionsQuery {
   const labelText = params.get('labelSelector') ?? '';
-  let labelSelector: LabelSelector | undefined;
-  if (labelText.trim() !== '') {
-    const syntax = labelSelectorError(labelText);
-    if (syntax !== undefined) throw badRequestError(syntax);
-    try {
-      labelSelector = parseLabelSelector(labelText);
-    } catch (err) {
-      throw badRequestError(err instanceof Error ? err.message : String(err));
-    }
-    if (labelSelector.isEmpty()) labelSelector = undefined;
-  }
+  const labelSelector: LabelSelector | undefined =
+    labelText.trim() === '' ? undefined : parseSelector(labelText, labelSelectorError, parseLabelSelector);
   const fieldText = params.get('fieldSelector') ?? '';
-  let fieldSelector: FieldSelector | undefined;
-  if (fieldText !== '') {
-    const syntax = fieldSelectorSyntaxError(fieldText);
-    if (syntax !== undefined) throw badRequestError(syntax);
-    try {
-      fieldSelector = parseFieldSelector(fieldText);
-    } catch (err) {
-      throw badRequestError(err instanceof Error ? err.message : String(err));
-    }
-    if (fieldSelector.isEmpty()) fieldSelector = undefined;
-  }
+  const fieldSelector: FieldSelector | undefined =
+    fieldText === '' ? undefined : parseSelector(fieldText, fieldSelectorSyntaxError, parseFieldSelector);
   const shardSelector = decodeShardSelector(
     params.get('shardSelector'),
     options.shardedListAndWatch ?? false,

@@ -1,16 +1,15 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '../index.js';
 import { serverPod } from '@kinformer/test-tools';
-import { request, WatchReader, type WatchLine } from '../wire.test.helpers.js';
+import { request, WatchReader, type WatchLine, watchReaders } from '../wire.test.helpers.js';
 
 // WATCH over real HTTP: the §10 checklist rows W1–W9 of apiserver-protocol.md (W10–W12 are
 // faults, in faults.test.ts), plus framing, bookmarks and metadata-only watches.
 
 let server: FakeApiServer;
-const readers: WatchReader[] = [];
+const readers = watchReaders();
 
 afterEach(async () => {
-  for (const r of readers.splice(0)) r.close();
   await server?.close();
 });
 

@@ -2,16 +2,15 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '../index.js';
 import { serverPod } from '@kinformer/test-tools';
-import { WatchReader } from '../wire.test.helpers.js';
+import { WatchReader, watchReaders } from '../wire.test.helpers.js';
 
 // Opt-in server-side limits on watches: kube-apiserver's --min-request-timeout and the cacher's
 // closing of slow watchers. Both are off by default.
 
 let server: FakeApiServer;
-const readers: WatchReader[] = [];
+const readers = watchReaders();
 
 afterEach(async () => {
-  for (const r of readers.splice(0)) r.close();
   await server?.close();
 });
 

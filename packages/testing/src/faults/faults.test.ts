@@ -1,15 +1,14 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer, type InjectedStatus } from '../index.js';
 import { serverPod } from '@kinformer/test-tools';
-import { decodeToken, request, WatchReader } from '../wire.test.helpers.js';
+import { decodeToken, request, WatchReader, watchReaders } from '../wire.test.helpers.js';
 
 // Fault injection: W10–W12 of the §10 checklist, and every fault of `server.faults`.
 
 let server: FakeApiServer;
-const readers: WatchReader[] = [];
+const readers = watchReaders();
 
 afterEach(async () => {
-  for (const r of readers.splice(0)) r.close();
   await server?.close();
 });
 

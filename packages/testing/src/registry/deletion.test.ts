@@ -1,7 +1,7 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '../index.js';
 import { serverPod } from '@kinformer/test-tools';
-import { request, WatchReader, type WatchLine } from '../wire.test.helpers.js';
+import { request, WatchReader, type WatchLine, watchReaders } from '../wire.test.helpers.js';
 
 // Deletion as kube-apiserver's generic registry does it: registry/rest/delete.go BeforeDelete,
 // registry/generic/registry/store.go Delete / updateForGracefulDeletionAndFinalizers /
@@ -10,10 +10,9 @@ import { request, WatchReader, type WatchLine } from '../wire.test.helpers.js';
 // deleted pod with grace 0 once its grace period has passed on the server's clock.
 
 let server: FakeApiServer;
-const readers: WatchReader[] = [];
+const readers = watchReaders();
 
 afterEach(async () => {
-  for (const r of readers.splice(0)) r.close();
   await server?.close();
 });
 

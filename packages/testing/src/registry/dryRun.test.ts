@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '../index.js';
-import { request, WatchReader, type WireResponse } from '../wire.test.helpers.js';
+import { request, WatchReader, type WireResponse, watchReaders } from '../wire.test.helpers.js';
 
 // dryRun=All on every write verb, as kube-apiserver does it: registry/generic/registry/dryrun.go
 // (DryRunnableStorage: Create checks existence and copies, GuaranteedUpdate runs the update
@@ -10,9 +10,8 @@ import { request, WatchReader, type WireResponse } from '../wire.test.helpers.js
 // stays. Unknown values fail validation (apimachinery meta/v1/validation ValidateDryRun → 422).
 
 let server: FakeApiServer;
-const readers: WatchReader[] = [];
+const readers = watchReaders();
 afterEach(async () => {
-  for (const r of readers.splice(0)) r.close();
   await server?.close();
 });
 

@@ -144,6 +144,16 @@ export interface FieldManagerContext {
   now: number;
 }
 
+/** The id of `ctx.manager`'s entry for `operation` on this type and subresource. */
+export function contextManagerId(ctx: FieldManagerContext, operation: 'Apply' | 'Update'): string {
+  return managerId({
+    manager: ctx.manager,
+    operation,
+    apiVersion: ctx.type.apiVersion,
+    subresource: ctx.subresource ?? '',
+  });
+}
+
 /**
  * The managed fields after a create/update/patch by `ctx.manager` (operation `Update`):
  * `FieldManager.Update`. The managed fields given in `next` are used if it has any (a client may
@@ -169,12 +179,7 @@ export function trackUpdate(
     live === undefined ? new Map<string, string>() : ownableFields(ctx.type, ctx.subresource, live, next);
   const after = ownableFields(ctx.type, ctx.subresource, next);
   const diff = compareSets(before, after);
-  const id = managerId({
-    manager: ctx.manager,
-    operation: 'Update',
-    apiVersion: ctx.type.apiVersion,
-    subresource: ctx.subresource ?? '',
-  });
+  const id = contextManagerId(ctx, 'Update');
   const changed = new Set([...diff.modified, ...diff.added]);
   disown(managers, changed, id);
   disown(managers, diff.removed, id);

@@ -135,22 +135,12 @@ export class RegistryStore {
             undefined,
             obj,
           );
-    const stored = normalize(
-      obj,
-      buildMeta(meta, {
-        name,
-        namespace: namespace === '' ? undefined : namespace,
-        selfLink: undefined,
-        uid: randomUUID(),
-        resourceVersion: options.dryRun === true ? undefined : String(rev),
-        generation: nextGeneration(type, undefined, obj),
-        creationTimestamp: rfc3339(this.#clock.now()),
-        deletionTimestamp: undefined,
-        deletionGracePeriodSeconds: undefined,
-        managedFields,
-      }),
-      type.strategy.normalize,
-    );
+    const stored = storedForm(type, obj, meta, {
+      ...ownedMeta(name, namespace, { uid: randomUUID(), creationTimestamp: rfc3339(this.#clock.now()) }),
+      resourceVersion: options.dryRun === true ? undefined : String(rev),
+      generation: nextGeneration(type, undefined, obj),
+      managedFields,
+    });
     const entry = new StoredEntry(type, namespace, name, stored, rev);
     if (options.dryRun === true) return entry;
     this.storage.commit('ADDED', entry, undefined);
@@ -213,22 +203,11 @@ export class RegistryStore {
           ? { ...meta, managedFields: oldMeta.managedFields }
           : meta;
     }
-    const generation = nextGeneration(type, old, next);
-    const candidate = normalize(
-      next,
-      buildMeta(nextMeta, {
-        name,
-        namespace: namespace === '' ? undefined : namespace,
-        selfLink: undefined,
-        uid: oldMeta.uid,
-        resourceVersion: String(existing.rev),
-        generation,
-        creationTimestamp: oldMeta.creationTimestamp,
-        deletionTimestamp: oldMeta.deletionTimestamp,
-        deletionGracePeriodSeconds: oldMeta.deletionGracePeriodSeconds,
-      }),
-      type.strategy.normalize,
-    );
+    const candidate = storedForm(type, next, nextMeta, {
+      ...ownedMeta(name, namespace, oldMeta),
+      resourceVersion: String(existing.rev),
+      generation: nextGeneration(type, old, next),
+    });
     if (options.fieldManager !== undefined) {
       const tracked = trackUpdate(
         { type, subresource: options.subresource, manager: options.fieldManager, now: this.#clock.now() },
@@ -407,6 +386,28 @@ export class RegistryStore {
     for (const { timer } of this.#terminations.values()) timer.cancel();
     this.#terminations.clear();
   }
+}
+
+/**
+ * The metadata the server owns, from `owner` (the stored object's, or a new object's uid and
+ * creation time): identity and deletion fields a client cannot set, `selfLink` dropped (gone since
+ * 1.20).
+ */
+function ownedMeta(name: string, namespace: string, owner: JsonObject): JsonObject {
+  return {
+    name,
+    namespace: namespace === '' ? undefined : namespace,
+    selfLink: undefined,
+    uid: owner.uid,
+    creationTimestamp: owner.creationTimestamp,
+    deletionTimestamp: owner.deletionTimestamp,
+    deletionGracePeriodSeconds: owner.deletionGracePeriodSeconds,
+  };
+}
+
+/** The stored form of a write: `meta` with the `owned` fields over it, the kind's normalisation. */
+function storedForm(type: ResourceType, obj: JsonObject, meta: JsonObject, owned: JsonObject): StoredObject {
+  return normalize(obj, buildMeta(meta, owned), type.strategy.normalize);
 }
 
 /**

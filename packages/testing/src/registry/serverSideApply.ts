@@ -4,7 +4,7 @@ import { isMap, rec, type JsonObject } from '../api/json.js';
 import { jsonClone } from '../api/jsonClone.js';
 import {
   encodeManagers,
-  managerId,
+  contextManagerId,
   managersForApply,
   ownableFields,
   schemaOf,
@@ -138,12 +138,7 @@ export function applyToObject(
 ): JsonObject {
   const schema = schemaOf(ctx.type);
   const managers = managersForApply(ctx, live);
-  const id = managerId({
-    manager: ctx.manager,
-    operation: 'Apply',
-    apiVersion: ctx.type.apiVersion,
-    subresource: ctx.subresource ?? '',
-  });
+  const id = contextManagerId(ctx, 'Apply');
   const previous = managers.get(id);
   const { apiVersion: _v, kind: _k, ...body } = config;
   const base = live === undefined ? {} : withoutManagedFields(live);

@@ -1,7 +1,7 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '../index.js';
 import { serverPod } from '@kinformer/test-tools';
-import { request, WatchReader, type WatchLine } from '../wire.test.helpers.js';
+import { request, WatchReader, type WatchLine, watchReaders } from '../wire.test.helpers.js';
 
 // The opt-in lagging watch cache. kube-apiserver serves resourceVersion=0 ("any") lists and watches
 // from its watch cache without waiting for it to be fresh (storage/cacher/delegator.go: RV=0 reads
@@ -12,10 +12,9 @@ import { request, WatchReader, type WatchLine } from '../wire.test.helpers.js';
 // its bookmarks advance slowly.
 
 let server: FakeApiServer;
-const readers: WatchReader[] = [];
+const readers = watchReaders();
 
 afterEach(async () => {
-  for (const r of readers.splice(0)) r.close();
   await server?.close();
 });
 
