@@ -1,16 +1,12 @@
-import { kubeConfigListerWatchers, ObjectClient } from '@kinformer/client-node';
-import { ErrorCodes, KinformerError, shardHash, splitHashSpace } from '@kinformer/core';
+import { shardHash, splitHashSpace } from '@kinformer/core';
 import type { KubeObject } from '@kinformer/core';
-import type { ListerWatcherFactory } from '@kinformer/informer';
 import { waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Lease, V1Secret } from '@kubernetes/client-node';
 import { rangeIndexOf } from './hashRanges.js';
-import { objectClientLeaseStore } from './hashSharding.js';
 import { kinds } from './kinds.js';
 import type { Manager } from './manager.js';
 import { HASH_RING_LABEL } from './rangeCoordinator.js';
-import type { RangeLeaseStore } from './rangeCoordinator.js';
-import { TestEnv } from './testing.js';
+import { SeverableConnection, TestEnv } from './testing.js';
 
 // Hash sharding end to end on FakeApiServer: several Managers in one process, each reconciling the
 // ConfigMaps of the hash ranges whose Lease it holds. Every reconcile's [start, end] window is
@@ -55,8 +51,8 @@ class Recorder {
 interface Replica {
   id: string;
   mgr: Manager;
-  /** Every request to the API server fails while true (a partition; forever: a crash). */
-  cut: boolean;
+  /** Every request to the API server fails while `conn.cut` (a partition; forever: a crash). */
+  conn: SeverableConnection;
   stop: () => Promise<unknown>;
 }
 
@@ -71,25 +67,9 @@ function startReplica(
   reconcileMs = 5,
   gate?: (key: string) => Promise<void> | undefined,
 ): Replica {
-  const replica = { id, cut: false } as Replica;
-  const guard = (): void => {
-    if (replica.cut) throw new KinformerError(ErrorCodes.CONNECTION, `${id} is cut off`);
-  };
-  const store = objectClientLeaseStore(new ObjectClient(env.kubeConfig), 'default', RING);
-  const leases: RangeLeaseStore = {
-    list: async (signal) => (guard(), store.list(signal)),
-    create: async (lease, signal) => (guard(), store.create(lease, signal)),
-    update: async (lease, signal) => (guard(), store.update(lease, signal)),
-  };
-  const base = kubeConfigListerWatchers(env.kubeConfig);
-  const listerWatcherFactory: ListerWatcherFactory = (gvr, request) => {
-    const lw = base(gvr, request);
-    return {
-      list: async (o, c) => (guard(), lw.list(o, c)),
-      watch: async (o, c) => (guard(), lw.watch(o, c)),
-      ...(lw.watchListSupported === undefined ? {} : { watchListSupported: lw.watchListSupported }),
-    };
-  };
+  const conn = new SeverableConnection(env.kubeConfig, { namespace: 'default', name: RING });
+  const replica = { id, conn } as Replica;
+  const { leases, listerWatcherFactory } = conn;
   const mgr = env.manager({
     name: id,
     listerWatcherFactory,
@@ -290,7 +270,7 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
     for (let i = 0; i < N; i++) env.server.create(kinds.configMaps, configMap(`cm-${i}`));
     let n = 0;
     const replicas: Replica[] = [startReplica(env, `r${n++}`, rec, 300)];
-    const live = (): Replica[] => replicas.filter((r) => !r.cut);
+    const live = (): Replica[] => replicas.filter((r) => !r.conn.cut);
     let writes = 0;
     let writing = true;
     const writer = (async () => {
@@ -315,18 +295,18 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
       async () => {
         // kill -9: every request fails from now on, then the process is gone (its reconciles end).
         const victim = pick();
-        victim.cut = true;
+        victim.conn.cut = true;
         await victim.stop();
         await settle();
       },
       async () => {
         // Cut one off until the others have taken its ranges over, then let it back in.
         const victim = pick();
-        victim.cut = true;
+        victim.conn.cut = true;
         await waitFor(() => victim.mgr.hashShard()!.held.length === 0 && settled(live()), {
           timeoutMs: 30_000,
         });
-        victim.cut = false;
+        victim.conn.cut = false;
         await settle();
       },
       async () => {
@@ -340,7 +320,7 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
     for (const step of script) await step();
     writing = false;
     await writer;
-    const alive = replicas.filter((r) => !r.cut);
+    const alive = replicas.filter((r) => !r.conn.cut);
     await waitFor(() => settled(alive), { timeoutMs: 30_000 });
     // Every object's last version is reconciled (by whoever owns it now).
     const last = new Map(

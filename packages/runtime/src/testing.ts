@@ -10,8 +10,8 @@
  * await env.server.waitFor(() => …);
  * ```
  */
-import { kubeConfigListerWatchers } from '@kinformer/client-node';
-import { createLogger } from '@kinformer/core';
+import { kubeConfigListerWatchers, ObjectClient } from '@kinformer/client-node';
+import { createLogger, ErrorCodes, KinformerError } from '@kinformer/core';
 import type { KubeObject } from '@kinformer/core';
 import type { ListerWatcherFactory } from '@kinformer/informer';
 import { FakeApiServer } from '@kinformer/testing';
@@ -20,6 +20,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Manager } from './manager.js';
 import type { ManagerOptions } from './manager.js';
 import { laggingWatch } from './laggingWatch.js';
+import { objectClientLeaseStore } from './hashSharding.js';
+import type { RangeLeaseStore } from './rangeCoordinator.js';
 
 /** Options of {@link TestEnv.start}. */
 export interface TestEnvOptions {
@@ -127,5 +129,38 @@ export class TestEnv {
     } finally {
       clearTimeout(timer);
     }
+  }
+}
+
+/**
+ * A Manager's connection to the server that a test can cut: while {@link cut} is true, every Lease
+ * request of `hashSharding` and every LIST and WATCH its informers start fail with
+ * `ERR_CONNECTION` (a partition; cut forever and stop the Manager: a kill -9, nothing released).
+ * Pass {@link leases} as `hashSharding.leases` and {@link listerWatcherFactory} as the Manager's.
+ */
+export class SeverableConnection {
+  cut = false;
+  readonly leases: RangeLeaseStore;
+  readonly listerWatcherFactory: ListerWatcherFactory;
+
+  constructor(kubeConfig: KubeConfig, ring: { namespace: string; name: string }) {
+    const guard = (): void => {
+      if (this.cut) throw new KinformerError(ErrorCodes.CONNECTION, 'cut off from the API server');
+    };
+    const store = objectClientLeaseStore(new ObjectClient(kubeConfig), ring.namespace, ring.name);
+    this.leases = {
+      list: async (signal) => (guard(), store.list(signal)),
+      create: async (lease, signal) => (guard(), store.create(lease, signal)),
+      update: async (lease, signal) => (guard(), store.update(lease, signal)),
+    };
+    const base = kubeConfigListerWatchers(kubeConfig);
+    this.listerWatcherFactory = (gvr, request) => {
+      const lw = base(gvr, request);
+      return {
+        list: async (o, c) => (guard(), lw.list(o, c)),
+        watch: async (o, c) => (guard(), lw.watch(o, c)),
+        ...(lw.watchListSupported === undefined ? {} : { watchListSupported: lw.watchListSupported }),
+      };
+    };
   }
 }
