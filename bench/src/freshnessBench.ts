@@ -21,8 +21,13 @@
  *
  * Options: --duration 60s  --rate 200  --fault-interval 2s (faults)  --seed 1
  *          --only kinformer,client-node,floor  --json
+ *          --log DIR   writes, per scenario, what explains a lag: the faults and when they came
+ *                      (`<scenario>-faults.jsonl`), each contender's requests with their status and
+ *                      the lag of its oldest undelivered write every 100 ms (`<scenario>-<name>.jsonl`),
+ *                      and kinformer's debug log (`<scenario>-kinformer.log`)
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +51,8 @@ const rate = Number(opt('rate', '200'));
 const faultIntervalOpt = parseDuration(opt('fault-interval', '2s'));
 const seed = Number(opt('seed', '1'));
 const names = opt('only', 'kinformer,client-node,floor').split(',');
+const logDir = opt('log', '');
+if (logDir !== '') mkdirSync(logDir, { recursive: true });
 /** The storm of issue 25: a fault every ~250 ms. */
 const STORM_FAULT_INTERVAL_MS = 250;
 const PODS = 2_000;
@@ -78,6 +85,8 @@ interface Contender {
   lag: LagTracker;
   final?: Map<string, string>;
   settleMs?: number;
+  /** `[time, lag of the oldest undelivered write]` every 100 ms, for `--log`. */
+  lagSamples: Array<[number, number]>;
 }
 
 function expired(server: FakeApiServer): Status {
@@ -149,12 +158,18 @@ function pod(i: number): KubeObject & { spec: unknown } {
   };
 }
 
-function start(name: string, server: FakeApiServer): Contender {
+function start(scenario: Scenario, name: string, server: FakeApiServer): Contender {
+  const debugLog = logDir !== '' && name === 'kinformer';
   const child = fork(path.join(here, 'freshnessContender.js'), [name, server.url], {
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      ...(debugLog ? { KINFORMER_LOG_LEVEL: 'debug', KINFORMER_LOG_FORMAT: 'json' } : {}),
+    },
+    stdio: ['ignore', 'inherit', debugLog ? 'pipe' : 'inherit', 'ipc'],
   });
-  const c: Contender = { name, server, child, lag: new LagTracker() };
+  if (debugLog) child.stderr?.pipe(createWriteStream(path.join(logDir, `${scenario}-kinformer.log`)));
+  const c: Contender = { name, server, child, lag: new LagTracker(), lagSamples: [] };
   child.on('message', (m: { type: string; batch?: number[]; cache?: Array<[string, string]> }) => {
     if (m.type === 'seen' && m.batch !== undefined) {
       for (let i = 0; i < m.batch.length; i += 2) c.lag.seen('pods', m.batch[i]!, m.batch[i + 1]);
@@ -202,7 +217,7 @@ async function runScenario(scenario: Scenario, durationMs: number, faultInterval
   for (const name of names) {
     const server = await FakeApiServer.start({ bookmarkIntervalMs: 1_000 });
     for (let i = 0; i < PODS; i++) server.create(PODS_GVR, pod(i));
-    contenders.push(start(name, server));
+    contenders.push(start(scenario, name, server));
   }
   // Wait until every contender saw the initial list.
   const listRV = (c: Contender): number => Number(c.server.resourceVersion);
@@ -215,6 +230,7 @@ async function runScenario(scenario: Scenario, durationMs: number, faultInterval
       `${failAll ? 'every LIST and WATCH failing' : `a fault every ~${faultIntervalMs} ms`}, ${durationMs / 1000} s, seed ${seed}`,
   );
   const prng = new Prng(seed);
+  const faultLog: Array<[number, Fault]> = [];
   const faultCounts: Partial<Record<Fault, number>> = {};
   const writesPerTick = (rate * TICK_MS) / 1000;
   let carry = 0;
@@ -231,6 +247,10 @@ async function runScenario(scenario: Scenario, durationMs: number, faultInterval
     if (halfway === undefined && Date.now() - t0 >= durationMs / 2) {
       halfway = contenders.map((c) => requestCount(c.server));
     }
+    if (logDir !== '' && tick % 10 === 0) {
+      const t = now();
+      for (const c of contenders) c.lagSamples.push([t, Math.round(c.lag.currentLagMs(t))]);
+    }
     carry += writesPerTick;
     const writes = Math.floor(carry);
     carry -= writes;
@@ -245,6 +265,7 @@ async function runScenario(scenario: Scenario, durationMs: number, faultInterval
     if (!failAll && prng.chance(TICK_MS / faultIntervalMs)) {
       const fault = prng.pick(FAULTS);
       faultCounts[fault] = (faultCounts[fault] ?? 0) + 1;
+      if (logDir !== '') faultLog.push([now(), fault]);
       await Promise.all(contenders.map((c) => inject(c.server, fault)));
     }
     const wait = t0 + tick * TICK_MS - Date.now();
@@ -322,7 +343,33 @@ async function runScenario(scenario: Scenario, durationMs: number, faultInterval
     scenario,
     rows.map(({ c, s, rps }) => ({ name: c.name, ...s, settleMs: c.settleMs, requestsPerSecond: rps })),
   );
+  if (logDir !== '') writeLogs(scenario, contenders, faultLog);
   for (const c of contenders) await c.server.close();
+}
+
+/** `--log`: the faults, and per contender its requests and lag samples, as JSON lines sorted by time. */
+function writeLogs(scenario: Scenario, contenders: Contender[], faults: Array<[number, Fault]>): void {
+  const lines = (rows: unknown[]): string => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+  writeFileSync(
+    path.join(logDir, `${scenario}-faults.jsonl`),
+    lines(faults.map(([t, fault]) => ({ t: Math.round(t), fault }))),
+  );
+  for (const c of contenders) {
+    const rows: Array<{ t: number } & Record<string, unknown>> = [];
+    for (const r of c.server.requests) {
+      if (r.verb !== 'list' && r.verb !== 'watch') continue;
+      rows.push({
+        t: Math.round(r.receivedAt),
+        req: r.verb,
+        rv: r.query.resourceVersion,
+        ...(r.query.continue === undefined ? {} : { continue: true }),
+        status: r.status,
+      });
+    }
+    for (const [t, lagMs] of c.lagSamples) rows.push({ t: Math.round(t), lagMs });
+    rows.sort((a, b) => a.t - b.t);
+    writeFileSync(path.join(logDir, `${scenario}-${c.name}.jsonl`), lines(rows));
+  }
 }
 
 /** The storm's goal (issue 25): kinformer's p50, p99 and settle at most the better peer's. */

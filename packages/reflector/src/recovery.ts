@@ -36,40 +36,33 @@ export const STORM_RETRY = { stepMs: 150, flatMs: 12_000, doublingMs: 5_000 } as
 /**
  * The reflector's default {@link Backoff} on `clock`: `REFLECTOR_BACKOFF`'s steps, capped while
  * the streak of failures is young (`STORM_RETRY`). A backoff passed as `ReflectorOptions.backoff`
- * is used as it is.
+ * is used as it is. Used on its own (outside a reflector), the streak runs from the first `next()` after
+ * a `reset()`; a reflector's default backoff reads the streak its `RecoveryPolicy` keeps instead.
  */
 export function reflectorBackoff(clock: Clock, random: () => number = Math.random): Backoff {
-  return new YoungStreakCap(
-    new ExponentialBackoff({ ...REFLECTOR_BACKOFF, resetAfterMs: Number.POSITIVE_INFINITY, clock, random }),
-    clock,
-    random,
+  return new YoungStreakCap(exponentialSteps(clock, random), new Streak(clock), random, true);
+}
+
+/** The reflector's {@link RecoveryPolicy} with `backoff`, or by default `reflectorBackoff`'s steps on the policy's streak. */
+export function reflectorRecovery(
+  backoff: Backoff | undefined,
+  clock: Clock,
+  random: () => number = Math.random,
+): RecoveryPolicy {
+  const streak = new Streak(clock);
+  return new RecoveryPolicy(
+    backoff ?? new YoungStreakCap(exponentialSteps(clock, random), streak, random, false),
+    streak,
   );
 }
 
-/** Caps an exponential backoff's steps while the streak since its last `reset()` is young. */
-class YoungStreakCap implements Backoff {
-  /** When the first step since the last reset was asked for (clock ms). */
-  private since: number | undefined;
-
-  constructor(
-    private readonly inner: Backoff,
-    private readonly clock: Clock,
-    private readonly random: () => number,
-  ) {}
-
-  next(): number {
-    const now = this.clock.now();
-    this.since ??= now;
-    const step = this.inner.next();
-    const beyondFlat = Math.max(0, now - this.since - STORM_RETRY.flatMs);
-    const limit = STORM_RETRY.stepMs * 2 ** Math.ceil(beyondFlat / STORM_RETRY.doublingMs);
-    return step < limit ? step : Math.min(step, limit * (1 + this.random()));
-  }
-
-  reset(): void {
-    this.since = undefined;
-    this.inner.reset();
-  }
+function exponentialSteps(clock: Clock, random: () => number): Backoff {
+  return new ExponentialBackoff({
+    ...REFLECTOR_BACKOFF,
+    resetAfterMs: Number.POSITIVE_INFINITY,
+    clock,
+    random,
+  });
 }
 
 /** A streak of failures that progress ended. */
@@ -77,6 +70,68 @@ export interface EndedStreak {
   failures: number;
   /** From the streak's first failure to the progress that ended it, ms. */
   failingForMs: number;
+}
+
+/**
+ * The current streak of failures: when it began and how many it holds — the one record of it, read by
+ * the policy (young streaks rewatch after a 5xx; the recovery log line) and by the young-streak cap.
+ */
+class Streak {
+  /** When the first failure since the last progress happened (clock ms), or `undefined` without one. */
+  private since: number | undefined;
+  private count = 0;
+
+  constructor(private readonly clock: Clock) {}
+
+  failures(): number {
+    return this.count;
+  }
+
+  /** How long the streak has been going, ms (0 without one). */
+  ageMs(): number {
+    return this.since === undefined ? 0 : this.clock.now() - this.since;
+  }
+
+  failed(): void {
+    this.since ??= this.clock.now();
+    this.count++;
+  }
+
+  /** Ends the streak; returns it, or `undefined` when there was none. */
+  end(): EndedStreak | undefined {
+    if (this.count === 0) return undefined;
+    const ended = { failures: this.count, failingForMs: this.ageMs() };
+    this.count = 0;
+    this.since = undefined;
+    return ended;
+  }
+}
+
+/**
+ * Caps an exponential backoff's steps while `streak` is young. `owned`: a standalone backoff
+ * (`reflectorBackoff`) whose own `next()`/`reset()` start and end the streak; otherwise the policy that
+ * shares `streak` does.
+ */
+class YoungStreakCap implements Backoff {
+  constructor(
+    private readonly inner: Backoff,
+    private readonly streak: Streak,
+    private readonly random: () => number,
+    private readonly owned: boolean,
+  ) {}
+
+  next(): number {
+    if (this.owned) this.streak.failed();
+    const step = this.inner.next();
+    const beyondFlat = Math.max(0, this.streak.ageMs() - STORM_RETRY.flatMs);
+    const limit = STORM_RETRY.stepMs * 2 ** Math.ceil(beyondFlat / STORM_RETRY.doublingMs);
+    return step < limit ? step : Math.min(step, limit * (1 + this.random()));
+  }
+
+  reset(): void {
+    if (this.owned) this.streak.end();
+    this.inner.reset();
+  }
 }
 
 /**
@@ -88,41 +143,31 @@ export interface EndedStreak {
  *   LIST followed a watch that failed without delivering anything. (A server whose LISTs work and whose
  *   watches fail at once would otherwise be relisted every 100 ms; with this rule it sees the backoff
  *   grow to its cap.)
- * - **Failures** wait one step, at least the server's `Retry-After`: a LIST that failed, a watch that
- *   could not start, a watch that ended with an error (410, 500, a malformed line…).
+ * - **Failures** wait one step, at least the server's `Retry-After` (the larger of the two, never their
+ *   sum — client-go's `WithRetry.Before` waits the same): a LIST that failed, a watch that could not
+ *   start, a watch that ended with an error (410, 500, a malformed line…).
  * - **No wait** at all after a clean end of a watch, a connection that broke after the watch delivered
  *   something, or a stall: the watch resumes at once from the last resourceVersion (as in client-go).
  */
 export class RecoveryPolicy {
-  private readonly backoff: Backoff;
-  private readonly clock: Clock;
-  /** Failures since the last progress. */
-  private streak = 0;
-  /** When the current streak of failures began (clock ms), or `undefined` without one. */
-  private since: number | undefined;
   /** True while the current cycle's watch has delivered nothing since the LIST. */
   private watchSilentSinceList = false;
   /** True when the last cycle ended with a watch that delivered nothing. */
   private lastCycleMadeNoProgress = false;
 
-  constructor(backoff: Backoff, clock: Clock) {
-    this.backoff = backoff;
-    this.clock = clock;
-  }
+  constructor(
+    private readonly backoff: Backoff,
+    private readonly streak: Streak,
+  ) {}
 
   /** Consecutive failures since the last progress. */
   failures(): number {
-    return this.streak;
+    return this.streak.failures();
   }
 
   /** True while there is no streak of failures, or it began at most `STORM_RETRY.flatMs` ago. */
   streakIsYoung(): boolean {
-    return this.since === undefined || this.clock.now() - this.since <= STORM_RETRY.flatMs;
-  }
-
-  /** When the current streak of failures began (clock ms), or `undefined` while there is none. */
-  failingSince(): number | undefined {
-    return this.since;
+    return this.streak.ageMs() <= STORM_RETRY.flatMs;
   }
 
   /**
@@ -149,20 +194,13 @@ export class RecoveryPolicy {
 
   /** A failure: the delay to wait before the next attempt, in ms (at least `retryAfterMs`). */
   failed(retryAfterMs: number): number {
-    this.since ??= this.clock.now();
-    this.streak++;
+    this.streak.failed();
     return Math.max(this.backoff.next(), retryAfterMs);
   }
 
   private progress(): EndedStreak | undefined {
-    if (this.streak === 0) return undefined;
-    const ended = {
-      failures: this.streak,
-      failingForMs: this.clock.now() - (this.since ?? this.clock.now()),
-    };
-    this.streak = 0;
-    this.since = undefined;
-    this.backoff.reset();
+    const ended = this.streak.end();
+    if (ended !== undefined) this.backoff.reset();
     return ended;
   }
 }

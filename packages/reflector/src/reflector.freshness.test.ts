@@ -1,6 +1,6 @@
 import { ErrorCodes, KinformerError } from '@kinformer/core';
 import { FakeClock, flush } from '@kinformer/core/testing';
-import { BookmarkCadence, RecoveryPolicy, reflectorBackoff } from './recovery.js';
+import { BookmarkCadence, reflectorBackoff, reflectorRecovery } from './recovery.js';
 import {
   expiredError,
   harness,
@@ -268,10 +268,7 @@ describe('Reflector freshness: protecting a server that keeps failing', () => {
 describe('RecoveryPolicy and BookmarkCadence', () => {
   it('counts failures until progress, then starts again from the first step', async () => {
     const clock = new FakeClock();
-    const policy = new RecoveryPolicy(
-      reflectorBackoff(clock, () => 0),
-      clock,
-    );
+    const policy = reflectorRecovery(undefined, clock, () => 0);
     expect([policy.failed(0), policy.failed(0), policy.failed(0)]).toEqual([100, 150, 150]);
     expect(policy.failures()).toBe(3);
     await clock.tick(700);
@@ -282,12 +279,33 @@ describe('RecoveryPolicy and BookmarkCadence', () => {
     expect(policy.failed(0)).toBe(150);
   });
 
+  it('the default policy keeps one streak: the cap follows the time since its first failure and starts over after progress', async () => {
+    const clock = new FakeClock();
+    const policy = reflectorRecovery(undefined, clock, () => 0);
+    const waitsUntil = async (ms: number): Promise<number[]> => {
+      const waits: number[] = [];
+      for (const end = clock.now() + ms; clock.now() < end;) {
+        const d = policy.failed(0);
+        waits.push(d);
+        await clock.tick(d);
+      }
+      return waits;
+    };
+    const young = await waitsUntil(11_900); // 100 ms, then 150 ms steps: 11.95 s
+    expect(young[0]).toBe(100);
+    expect(new Set(young.slice(1))).toEqual(new Set([150]));
+    expect(policy.streakIsYoung()).toBe(true);
+    await clock.tick(100); // 12.05 s into the streak
+    expect(policy.streakIsYoung()).toBe(false);
+    expect(policy.failed(0)).toBe(300);
+    expect(policy.watchDelivered()?.failures).toBe(young.length + 1);
+    expect(policy.streakIsYoung()).toBe(true);
+    expect([policy.failed(0), policy.failed(0)]).toEqual([100, 150]);
+  });
+
   it('a LIST after a watch that delivered nothing is not progress', () => {
     const clock = new FakeClock();
-    const policy = new RecoveryPolicy(
-      reflectorBackoff(clock, () => 0),
-      clock,
-    );
+    const policy = reflectorRecovery(undefined, clock, () => 0);
     expect(policy.listSucceeded()).toBeUndefined();
     policy.failed(0); // the watch failed at once
     policy.cycleEnded();

@@ -3,15 +3,13 @@ export { DEFAULT_STALL_MARGIN_MS } from './reflectorOptions.js';
 
 import {
   ErrorCodes,
-  isKinformerError,
   KinformerError,
   realClock,
   type Clock,
   type KubeObject,
   type Logger,
 } from '@kinformer/core';
-import { type Timer } from '@kinformer/core/internal';
-import { componentLogger, isExpiredError, isTooManyRequestsError } from '@kinformer/core/internal';
+import { componentLogger, type Timer } from '@kinformer/core/internal';
 import type { ListerWatcher, ReflectorStore, WatchOptions } from './listerWatcher.js';
 import type { ListState } from './listState.js';
 import { listOnce, type ListHost } from './reflectorList.js';
@@ -25,18 +23,9 @@ import {
 import { ShardFilteringListerWatcher, toShardSelector } from './shardFilter.js';
 import { streamingList, type StreamingListHost } from './streamingList.js';
 import { decide, type LogLevel, type Outcome } from './transitions.js';
-import { BookmarkCadence, RecoveryPolicy, reflectorBackoff, type EndedStreak } from './recovery.js';
-import {
-  codeOf,
-  faultSummary,
-  isInternalError,
-  isMalformedStreamError,
-  isServerError,
-  isWatchErrorRetriable,
-  retryAfterMs,
-} from './reflectorErrors.js';
+import { BookmarkCadence, reflectorRecovery, type EndedStreak, type RecoveryPolicy } from './recovery.js';
+import { codeOf, faultSummary, isServerError, retryAfterMs } from './reflectorErrors.js';
 import { compareResourceVersions, isNumericResourceVersion } from './resourceVersion.js';
-import { RetryWithDeadline } from './retryWithDeadline.js';
 import { defaultWatchErrorHandler, type ReflectorInfo, type WatchErrorHandler } from './watchErrorHandler.js';
 import {
   consumeWatch,
@@ -47,10 +36,17 @@ import {
   type WatchContext,
   type WatchOutcome,
 } from './watchStream.js';
+import {
+  endWatchCycle,
+  resyncErrorOf,
+  startWatchCycle,
+  watchEndOutcome,
+  watchStartOutcome,
+  type WatchCycle,
+  type WatchCycleHost,
+} from './watchCycle.js';
 import { effectiveMinWatchTimeoutMs, watchTimeoutSeconds } from './watchTimeout.js';
 
-/** `RetryWithDeadline`'s `minResetPeriod` in client-go. */
-const INTERNAL_ERROR_RESET_PERIOD_MS = 60_000;
 /** How long `run` waits, once stopped, for requests whose ListerWatcher ignores their signal. */
 const STOP_GRACE_MS = 10_000;
 
@@ -80,18 +76,6 @@ interface PhaseEnd<T> {
 
 const ABORTED_END: PhaseEnd<never> = { outcome: 'aborted' };
 
-/** The watch loop's state within one list-and-watch cycle (client-go's `watch` locals). */
-interface WatchCycle {
-  readonly retry: RetryWithDeadline;
-  resync: Timer;
-  /** The resourceVersion at which the last watch ended with a malformed stream, if it did. */
-  malformedAt: string | undefined;
-  /** Watches started in this cycle. */
-  started: number;
-  /** Set when `store.resync()` threw: the cycle ends and the reflector relists. */
-  resyncError: { error: unknown } | undefined;
-}
-
 const LIST: Phase<never> = { kind: 'list' };
 const STREAM: Phase<never> = { kind: 'stream' };
 
@@ -120,13 +104,11 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
   private readonly listerWatcher: ListerWatcher<T>;
   private readonly store: ReflectorStore<T>;
   private readonly resyncPeriodMs: number;
-  private readonly shouldResync: (() => boolean) | undefined;
   private readonly explicitPageSize: number | undefined;
   private readonly watchListEnabled: boolean;
   private readonly clock: Clock;
   private readonly watchErrorHandler: WatchErrorHandler<T>;
   private readonly minWatchTimeoutMs: number;
-  private readonly maxInternalErrorRetryDurationMs: number;
   private readonly stallMarginMs: number;
   private readonly random: () => number;
   private readonly recovery: RecoveryPolicy;
@@ -135,6 +117,8 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
   private readonly watchContext: WatchContext<T>;
   /** What the LIST and the streaming list see of this reflector. */
   private readonly host: ListHost<T> & StreamingListHost<T>;
+  /** What a watch cycle sees of this reflector (its resync timer). */
+  private readonly cycleHost: WatchCycleHost;
   private readonly counters: ReflectorStats = newReflectorStats();
 
   private readonly listState: ListState = {
@@ -172,18 +156,13 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
         ? `${options.expectedType.apiVersion}/${options.expectedType.kind}`
         : 'reflector');
     this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
-    this.shouldResync = options.shouldResync;
     this.explicitPageSize = options.pageSize;
     this.watchListEnabled = (options.useWatchList ?? false) && listerWatcher.watchListSupported !== false;
     this.clock = options.clock ?? realClock;
     this.random = options.random ?? Math.random;
-    this.recovery = new RecoveryPolicy(
-      options.backoff ?? reflectorBackoff(this.clock, options.random),
-      this.clock,
-    );
+    this.recovery = reflectorRecovery(options.backoff, this.clock, options.random);
     this.watchErrorHandler = options.watchErrorHandler ?? defaultWatchErrorHandler;
     this.minWatchTimeoutMs = effectiveMinWatchTimeoutMs(options.minWatchTimeoutMs);
-    this.maxInternalErrorRetryDurationMs = options.maxInternalErrorRetryDurationMs ?? 0;
     this.stallMarginMs = options.stallMarginMs ?? DEFAULT_STALL_MARGIN_MS;
     this.logger = componentLogger(options.logger, {
       component: 'reflector',
@@ -223,6 +202,15 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       skipped: () => {
         this.counters.skipped++;
       },
+    };
+    this.cycleHost = {
+      clock: this.clock,
+      resyncPeriodMs: this.resyncPeriodMs,
+      shouldResync: options.shouldResync,
+      maxInternalErrorRetryDurationMs: options.maxInternalErrorRetryDurationMs ?? 0,
+      counters: this.counters,
+      resync: () => this.store.resync(),
+      stopForResync: () => this.openStream()?.stop('resync'),
     };
     this.host = {
       listerWatcher,
@@ -474,48 +462,13 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
   // ---------------------------------------------------------------------------------------------
   // WATCH
 
-  /** A new watch cycle, with the resync timer running beside it (client-go's `watchWithResync`). */
+  /** A new watch cycle, with the resync timer running beside it (`watchCycle.ts`). */
   private startCycle(): WatchCycle {
-    const cycle: WatchCycle = {
-      retry: new RetryWithDeadline(
-        this.maxInternalErrorRetryDurationMs,
-        INTERNAL_ERROR_RESET_PERIOD_MS,
-        isInternalError,
-        this.clock,
-      ),
-      resync: NO_TIMER,
-      malformedAt: undefined,
-      started: 0,
-      resyncError: undefined,
-    };
-    cycle.resync = this.startResync(cycle);
-    return cycle;
+    return startWatchCycle(this.cycleHost);
   }
 
   private endCycle(cycle: WatchCycle): void {
-    cycle.resync.cancel();
-  }
-
-  private startResync(cycle: WatchCycle): Timer {
-    if (this.resyncPeriodMs <= 0) return NO_TIMER;
-    let timer: Timer | undefined;
-    const tick = (): void => {
-      timer = undefined;
-      try {
-        if (this.shouldResync === undefined || this.shouldResync()) {
-          this.counters.resyncs++;
-          this.store.resync();
-        }
-      } catch (error) {
-        // client-go: a resync error ends the current watch (logged; ListAndWatch returns nil → relist).
-        cycle.resyncError = { error };
-        this.openStream()?.stop('resync');
-        return;
-      }
-      timer = this.clock.setTimeout(tick, this.resyncPeriodMs);
-    };
-    timer = this.clock.setTimeout(tick, this.resyncPeriodMs);
-    return { cancel: () => timer?.cancel() };
+    endWatchCycle(cycle);
   }
 
   /**
@@ -578,24 +531,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     if (outcome.stopped === 'stalled') return { outcome: 'stalled', stream: w }; // the stall limit was the wait
     const error = outcome.error;
     if (error === undefined) return { outcome: 'ended' }; // server timeout, broken connection
-    return { outcome: this.watchEndOutcome(cycle, error), error };
-  }
-
-  /** Classifies an error that ended an open watch; remembers where a malformed line was. */
-  private watchEndOutcome(cycle: WatchCycle, err: unknown): Outcome {
-    if (isExpiredError(err)) return 'expired';
-    if (isTooManyRequestsError(err)) return 'throttled';
-    if (isMalformedStreamError(err)) {
-      const resourceVersion = this.listState.lastSyncRV;
-      // The server replayed the same bad line (e.g. an object whose event is longer than the line limit):
-      // rewatching from here would fail forever. A LIST has no line limit.
-      if (cycle.malformedAt === resourceVersion) return 'malformed-again';
-      cycle.malformedAt = resourceVersion;
-      return 'malformed';
-    }
-    if (isInternalError(err) && cycle.retry.shouldRetry()) return 'internal-retry';
-    if (isKinformerError(err, ErrorCodes.VERY_SHORT_WATCH)) return 'very-short';
-    return 'failed';
+    return { outcome: watchEndOutcome(cycle, error, this.listState.lastSyncRV), error };
   }
 
   /** The open watch stream feeding the store, if any (derived from the phase). */
@@ -681,26 +617,4 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       this.logger.error({ err: handlerErr }, 'the watch error handler threw');
     }
   }
-}
-
-// -----------------------------------------------------------------------------------------------
-// internals
-
-/** What `store.resync()` threw in this cycle (set by the resync timer while the watch ran). */
-function resyncErrorOf(cycle: WatchCycle): unknown {
-  return cycle.resyncError?.error;
-}
-
-/**
- * Classifies an error that kept a watch from starting. `rewatch5xx`: the reflector has been failing for
- * at most `STORM_RETRY.flatMs` (or not at all) and watched from a version the server handed out
- * as a number, so a 5xx rewatches instead of relisting.
- */
-function watchStartOutcome(err: unknown, rewatch5xx: boolean): Outcome {
-  if (isKinformerError(err, ErrorCodes.WATCH_STALLED)) return 'start-stalled';
-  if (isKinformerError(err, ErrorCodes.CONNECTION)) return 'start-unreachable';
-  if (isWatchErrorRetriable(err)) return 'start-throttled';
-  if (isExpiredError(err)) return 'start-expired';
-  if (rewatch5xx && isServerError(err)) return 'start-unavailable';
-  return 'start-failed';
 }
