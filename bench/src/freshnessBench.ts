@@ -3,7 +3,8 @@
  * rain, side by side in one run. Three FakeApiServers (one per contender, so that a "fail the next
  * request" fault hits each contender once) get the same 2,000 pods, the same churn (default 200
  * writes/s) and the same seeded faults at the same moments (default one every ~2 s): dropped and
- * ended watches, 410 in the stream, 429 with Retry-After and 500/503/504 on every request for 1 s,
+ * ended watches, 410 in the stream, 429 with Retry-After 1 s and 500/503/504 without (see
+ * `--retry-after-503`) on every request for 1 s,
  * 3-s stalls, malformed and
  * truncated lines, restarts. Each contender runs in its own process (freshnessContender.ts) and
  * reports the resourceVersions its handler saw. Per contender: per-write lag p50/p90/p99/max, writes
@@ -21,6 +22,8 @@
  *
  * Options: --duration 60s  --rate 200  --fault-interval 2s (faults)  --seed 1
  *          --only kinformer,client-node,floor  --json
+ *          --retry-after-503 0   the Retry-After (s) of the 503 fault; 0 sends none, as kube-apiserver's
+ *                                503s do (1 reproduces the runs before issue 25's third round)
  *          --log DIR   writes, per scenario, what explains a lag: the faults and when they came
  *                      (`<scenario>-faults.jsonl`), each contender's requests with their status and
  *                      the lag of its oldest undelivered write every 100 ms (`<scenario>-<name>.jsonl`),
@@ -52,6 +55,14 @@ const faultIntervalOpt = parseDuration(opt('fault-interval', '2s'));
 const seed = Number(opt('seed', '1'));
 const names = opt('only', 'kinformer,client-node,floor').split(',');
 const logDir = opt('log', '');
+/**
+ * The 503 fault's `Retry-After`. kube-apiserver's 503 Status (`apierrors.NewServiceUnavailable` in
+ * `k8s.io/apimachinery/pkg/api/errors/errors.go`) carries no `retryAfterSeconds`; the server asks
+ * clients to wait with 429s (`NewTooManyRequests`: API Priority and Fairness, "storage is
+ * (re)initializing"; `WithRetryAfter` in `k8s.io/apiserver/pkg/server/filters/with_retry_after.go` while
+ * it shuts down). So the 429 fault asks for 1 s and the 503 fault, by default, for nothing.
+ */
+const retryAfter503 = Number(opt('retry-after-503', '0'));
 if (logDir !== '') mkdirSync(logDir, { recursive: true });
 /** The storm of issue 25: a fault every ~250 ms. */
 const STORM_FAULT_INTERVAL_MS = 250;
@@ -84,6 +95,13 @@ interface Contender {
   child: ChildProcess;
   lag: LagTracker;
   final?: Map<string, string>;
+  /** Once the churn stopped: the server's last version and when the churn stopped (`now()`). */
+  settle?: { lastRV: number; since: number };
+  /**
+   * From the end of the churn to the moment the handler saw the server's last version, on the
+   * child's own timestamps (as the lag is), not when the parent heard of it: the contender reports in
+   * 20-ms batches, and the parent polls every 10 ms.
+   */
   settleMs?: number;
   /** `[time, lag of the oldest undelivered write]` every 100 ms, for `--log`. */
   lagSamples: Array<[number, number]>;
@@ -119,7 +137,7 @@ async function inject(server: FakeApiServer, fault: Fault): Promise<void> {
       failFor(server, { status: 500, verbs: ['list', 'watch'] });
       return;
     case 'error-503':
-      failFor(server, { status: 503, retryAfterSeconds: 1, verbs: ['list', 'watch'] });
+      failFor(server, { status: 503, retryAfterSeconds: retryAfter503, verbs: ['list', 'watch'] });
       return;
     case 'timeout-504':
       failFor(server, { status: 504, verbs: ['list'] });
@@ -172,7 +190,13 @@ function start(scenario: Scenario, name: string, server: FakeApiServer): Contend
   const c: Contender = { name, server, child, lag: new LagTracker(), lagSamples: [] };
   child.on('message', (m: { type: string; batch?: number[]; cache?: Array<[string, string]> }) => {
     if (m.type === 'seen' && m.batch !== undefined) {
-      for (let i = 0; i < m.batch.length; i += 2) c.lag.seen('pods', m.batch[i]!, m.batch[i + 1]);
+      for (let i = 0; i < m.batch.length; i += 2) {
+        const rv = m.batch[i]!;
+        const at = m.batch[i + 1]!;
+        c.lag.seen('pods', rv, at);
+        if (c.settle !== undefined && c.settleMs === undefined && rv >= c.settle.lastRV)
+          c.settleMs = Math.max(0, at - c.settle.since);
+      }
     } else if (m.type === 'final' && m.cache !== undefined) {
       c.final = new Map(m.cache);
     }
@@ -274,16 +298,18 @@ async function runScenario(scenario: Scenario, durationMs: number, faultInterval
   const churnMs = Date.now() - t0;
   // Requests sent while the churn (and the faults) ran: not the LIST and WATCH that recover afterwards.
   const atChurnEnd = contenders.map((c) => requestCount(c.server));
-  for (const c of contenders) c.server.faults.reset();
+  const churnEnd = now();
+  for (const c of contenders) {
+    c.server.faults.reset();
+    const lastRV = Number(c.server.resourceVersion);
+    c.settle = { lastRV, since: churnEnd };
+    if (c.lag.highestSeen('pods') >= lastRV) c.settleMs = 0;
+  }
 
   // Settle: until each contender's handler reached the server's last version (at most 60 s).
   const settleStart = Date.now();
-  while (Date.now() - settleStart < 60_000 && contenders.some((c) => c.settleMs === undefined)) {
-    for (const c of contenders)
-      if (c.settleMs === undefined && c.lag.summary().undelivered === 0)
-        c.settleMs = Date.now() - settleStart;
+  while (Date.now() - settleStart < 60_000 && contenders.some((c) => c.settleMs === undefined))
     await new Promise((r) => setTimeout(r, 10));
-  }
   await Promise.all(
     contenders.map(
       (c) =>
