@@ -3,18 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ContenderResult } from './contender.js';
 
-export interface Row {
-  name: string;
-  pods: number;
-  syncMs: number;
-  /** CPU time of the contender's process to synced (user + system): less moved by the machine's load than `syncMs`. */
-  syncCpuMs: number;
-  heapAfterSyncMB: number;
-  rssAfterSyncMB: number;
-  eventsPerSec: number | undefined;
-  peakRssDuringRelistMB: number;
-}
+/** A contender's figures in the report (medians over rounds); a contender may not measure events. */
+export type Row = Omit<ContenderResult, 'relistMs' | 'eventsPerSec'> & { eventsPerSec: number | undefined };
 
 /** The size at which the list path's goal (≤ 0.9× the floor, issue 20) is measured. */
 export const PAGED_GOAL_PODS = 20_000;

@@ -9,7 +9,7 @@ import { createLogger, ErrorCodes, KinformerError, type LabelSelector } from '@k
 import { type ListerWatcher, type WatchEvent } from '@kinformer/reflector';
 import { listAllPages } from '@kinformer/reflector/internal';
 import { KubeConfig, type User } from '@kubernetes/client-node';
-import { pod, settle, waitFor, within } from '@kinformer/test-tools';
+import { collect, pod, settle, waitFor, within } from '@kinformer/test-tools';
 import { createListWatch } from './createListWatch.js';
 import { IDLE_CONNECTION_TIMEOUT_MS, keepAliveAgentFor } from './httpRequest.js';
 
@@ -105,16 +105,6 @@ async function rejection(p: Promise<unknown>): Promise<KinformerError> {
   throw new Error('expected a rejection');
 }
 
-async function drain<T>(iterable: AsyncIterable<T>): Promise<{ events: T[]; error: unknown }> {
-  const events: T[] = [];
-  try {
-    for await (const e of iterable) events.push(e);
-  } catch (error) {
-    return { events, error };
-  }
-  return { events, error: undefined };
-}
-
 const line = (type: string, object: unknown): string => `${JSON.stringify({ type, object })}\n`;
 const status = (
   code: number,
@@ -186,7 +176,7 @@ describe('createListWatch: requests', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end();
     };
-    await drain(await lw.watch({}, ctx()));
+    await collect(await lw.watch({}, ctx()));
     expect(server.requests.map((r) => [r.method, r.path])).toEqual([
       ['GET', path],
       ['GET', path],
@@ -248,10 +238,10 @@ describe('createListWatch: requests', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end();
     };
-    await drain(
+    await collect(
       await lw.watch({ resourceVersion: '77', allowWatchBookmarks: true, timeoutSeconds: 312 }, ctx()),
     );
-    await drain(
+    await collect(
       await lw.watch(
         {
           resourceVersion: '',
@@ -262,7 +252,7 @@ describe('createListWatch: requests', () => {
         ctx(),
       ),
     );
-    await drain(
+    await collect(
       await lw.watch(
         {
           resourceVersion: '0',
@@ -375,7 +365,7 @@ describe('createListWatch: requests', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end();
     };
-    await drain(await lw.watch({}, ctx()));
+    await collect(await lw.watch({}, ctx()));
     expect(server.requests.map((r) => r.headers.accept)).toEqual([
       'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
       'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json',
@@ -536,7 +526,7 @@ describe('createListWatch: watch', () => {
       );
     };
     const lw = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' });
-    const { events, error } = await drain(await lw.watch({ allowWatchBookmarks: true }, ctx()));
+    const { events, error } = await collect(await lw.watch({ allowWatchBookmarks: true }, ctx()));
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: 'ADDED', object: pod('a', '2') },
@@ -560,7 +550,7 @@ describe('createListWatch: watch', () => {
       }
       res.end();
     };
-    const { events, error } = await drain(
+    const { events, error } = await collect(
       await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, ctx()),
     );
     expect(error).toBeUndefined();
@@ -586,7 +576,7 @@ describe('createListWatch: watch', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(line('ADDED', pod('a', '2')) + `{"type":"ERROR","object":${expired}}\n`);
     };
-    const { events, error } = await drain(
+    const { events, error } = await collect(
       await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, ctx()),
     );
     expect(events).toHaveLength(1);
@@ -627,7 +617,7 @@ describe('createListWatch: watch', () => {
         { version: 'v1', resource: 'pods' },
         { maxLineBytes: 500 },
       );
-      const { events, error } = await drain(await lw.watch({}, ctx()));
+      const { events, error } = await collect(await lw.watch({}, ctx()));
       expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED']);
       expect(error).toBeInstanceOf(KinformerError);
       const err = error as KinformerError;
@@ -668,7 +658,7 @@ describe('createListWatch: watch', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(line('ADDED', pod('a', '2')) + '{"type":"MODIFIED","obj', () => req.socket.destroy());
     };
-    const { events, error } = await drain(
+    const { events, error } = await collect(
       await createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' }).watch({}, ctx()),
     );
     expect(events).toHaveLength(1);
@@ -790,8 +780,8 @@ describe('createListWatch: connections', () => {
     };
     const lw = createListWatch(server.kubeConfig(), { version: 'v1', resource: 'pods' });
     await lw.list({}, ctx());
-    await drain(await lw.watch({ resourceVersion: '1' }, ctx()));
-    await drain(await lw.watch({ resourceVersion: '2' }, ctx()));
+    await collect(await lw.watch({ resourceVersion: '1' }, ctx()));
+    await collect(await lw.watch({ resourceVersion: '2' }, ctx()));
     expect(server.connectionCount).toBe(3);
   });
 
@@ -850,7 +840,7 @@ describe('createListWatch: connections', () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end();
       };
-      await drain(await lw.watch({}, ctx()));
+      await collect(await lw.watch({}, ctx()));
       expect(calls).toContainEqual([true, 30_000]);
     } finally {
       Socket.prototype.setKeepAlive = original;
@@ -1209,7 +1199,9 @@ describe('createListWatch: as a ListerWatcher', () => {
     });
     const list = await lw.list({ resourceVersion: '0', limit: 500 }, ctx());
     const rv = list.metadata?.resourceVersion ?? '';
-    const { events } = await drain(await lw.watch({ resourceVersion: rv, allowWatchBookmarks: true }, ctx()));
+    const { events } = await collect(
+      await lw.watch({ resourceVersion: rv, allowWatchBookmarks: true }, ctx()),
+    );
     expect(rv).toBe('7');
     expect(events).toEqual([{ type: 'MODIFIED', object: pod('a', '8') }]);
     expect(server.requests[1]?.query).toEqual({
@@ -1242,7 +1234,7 @@ describe('createListWatch: logging', () => {
       { logger },
     );
     await rejection(lw.list({}, ctx()));
-    const { error } = await drain(await lw.watch({}, ctx()));
+    const { error } = await collect(await lw.watch({}, ctx()));
     expect(error).toMatchObject({ code: ErrorCodes.MALFORMED_WATCH_EVENT });
     const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(records.map((r) => r.msg)).toEqual(['list', 'list failed', 'watch', 'watch failed']);

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { ErrorCodes, KinformerError, type KubeObject } from '@kinformer/core';
 import type { WatchEvent } from '@kinformer/reflector';
 import fc from 'fast-check';
-import { pod, settle, waitFor, within } from '@kinformer/test-tools';
+import { collect, pod, settle, waitFor, within } from '@kinformer/test-tools';
 import {
   WatchEventStream,
   type WatchEventStreamOptions,
@@ -42,16 +42,6 @@ function stream(src: Readable, options: Partial<WatchEventStreamOptions> = {}): 
   });
 }
 
-async function drain<T>(iterable: AsyncIterable<T>): Promise<{ events: T[]; error: unknown }> {
-  const events: T[] = [];
-  try {
-    for await (const e of iterable) events.push(e);
-  } catch (error) {
-    return { events, error };
-  }
-  return { events, error: undefined };
-}
-
 function splitAt(buf: Buffer, cuts: number[]): Buffer[] {
   const out: Buffer[] = [];
   let prev = 0;
@@ -67,7 +57,7 @@ describe('WatchEventStream decoding', () => {
   it('decodes identically when the body is split at every possible byte boundary, inside UTF-8 characters too', async () => {
     expect(BODY.length).toBeGreaterThan(EVENTS.map((e) => JSON.stringify(e)).join('').length); // multi-byte present
     for (let cut = 1; cut < BODY.length; cut++) {
-      const { events, error } = await drain(stream(source([BODY.subarray(0, cut), BODY.subarray(cut)])));
+      const { events, error } = await collect(stream(source([BODY.subarray(0, cut), BODY.subarray(cut)])));
       expect(error).toBeUndefined();
       expect(events).toEqual(EVENTS);
     }
@@ -75,7 +65,7 @@ describe('WatchEventStream decoding', () => {
 
   it('decodes identically when every byte arrives in its own chunk', async () => {
     const chunks = Array.from({ length: BODY.length }, (_, i) => BODY.subarray(i, i + 1));
-    const { events, error } = await drain(stream(source(chunks)));
+    const { events, error } = await collect(stream(source(chunks)));
     expect(error).toBeUndefined();
     expect(events).toEqual(EVENTS);
   });
@@ -85,7 +75,7 @@ describe('WatchEventStream decoding', () => {
       fc.asyncProperty(
         fc.uniqueArray(fc.integer({ min: 1, max: BODY.length - 1 }), { maxLength: 12 }),
         async (cuts) => {
-          const { events, error } = await drain(stream(source(splitAt(BODY, cuts))));
+          const { events, error } = await collect(stream(source(splitAt(BODY, cuts))));
           expect(error).toBeUndefined();
           expect(events).toEqual(EVENTS);
         },
@@ -95,28 +85,28 @@ describe('WatchEventStream decoding', () => {
   });
 
   it('yields several events that arrive in one chunk, in order', async () => {
-    const { events } = await drain(stream(source([BODY])));
+    const { events } = await collect(stream(source([BODY])));
     expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'BOOKMARK', 'DELETED']);
     expect(events.map((e) => e.object.metadata?.resourceVersion)).toEqual(['10', '11', '12', '13']);
   });
 
   it('skips empty and whitespace-only lines', async () => {
     const body = `\n${line('ADDED', pod('a', '1'))}\n\n  \n${line('MODIFIED', pod('a', '2'))}\n`;
-    const { events, error } = await drain(stream(source([Buffer.from(body)])));
+    const { events, error } = await collect(stream(source([Buffer.from(body)])));
     expect(error).toBeUndefined();
     expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED']);
   });
 
   it('yields a final line without a newline at a clean end', async () => {
     const body = line('ADDED', pod('a', '1')) + JSON.stringify({ type: 'DELETED', object: pod('a', '2') });
-    const { events, error } = await drain(stream(source([Buffer.from(body)])));
+    const { events, error } = await collect(stream(source([Buffer.from(body)])));
     expect(error).toBeUndefined();
     expect(events.map((e) => e.type)).toEqual(['ADDED', 'DELETED']);
   });
 
   it('throws ERR_CONNECTION for a truncated last line at a clean end, after the good events', async () => {
     const body = line('ADDED', pod('a', '1')) + '{"type":"MODIFIED","object":{"metadata":{"na';
-    const { events, error } = await drain(stream(source([Buffer.from(body)])));
+    const { events, error } = await collect(stream(source([Buffer.from(body)])));
     expect(events).toHaveLength(1);
     expect(error).toBeInstanceOf(KinformerError);
     expect(error).toMatchObject({ code: ErrorCodes.CONNECTION, details: { resource: 'pods.v1', line: 2 } });
@@ -167,7 +157,7 @@ describe('WatchEventStream errors', () => {
 
   it.each(cases)('throws $code for $name, only after the good events before it', async ({ bad, code }) => {
     const after = line('DELETED', pod('a', '4'));
-    const { events, error } = await drain(stream(source([Buffer.from(good + bad + after)])));
+    const { events, error } = await collect(stream(source([Buffer.from(good + bad + after)])));
     expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED']);
     expect(error).toBeInstanceOf(KinformerError);
     const err = error as KinformerError;
@@ -187,7 +177,7 @@ describe('WatchEventStream errors', () => {
       reason: 'Expired',
       code: 410,
     };
-    const { events, error } = await drain(stream(source([Buffer.from(good + line('ERROR', status))])));
+    const { events, error } = await collect(stream(source([Buffer.from(good + line('ERROR', status))])));
     expect(events).toHaveLength(2);
     expect(error).toBeInstanceOf(KinformerError);
     expect(error).toMatchObject({
@@ -201,14 +191,14 @@ describe('WatchEventStream errors', () => {
 
   it('keeps a short excerpt of a long bad line', async () => {
     const bad = `{"type":"ADDED","object":{"metadata":{"name":"${'x'.repeat(5000)}"}},oops}\n`;
-    const { error } = await drain(stream(source([Buffer.from(bad)])));
+    const { error } = await collect(stream(source([Buffer.from(bad)])));
     expect(error).toMatchObject({ code: ErrorCodes.MALFORMED_WATCH_EVENT });
     expect(((error as KinformerError).details?.excerpt as string).length).toBeLessThanOrEqual(201);
   });
 
   it('throws ERR_WATCH_LINE_TOO_LARGE for a line over the limit inside one chunk', async () => {
     const big = line('ADDED', pod('b', '2', 'default', { data: 'y'.repeat(500) }));
-    const { events, error } = await drain(
+    const { events, error } = await collect(
       stream(source([Buffer.from(line('ADDED', pod('a', '1')) + big)]), { maxLineBytes: 300 }),
     );
     expect(events).toHaveLength(1);
@@ -228,7 +218,7 @@ describe('WatchEventStream errors', () => {
       },
     });
     const { events, error } = await within(
-      drain(stream(src, { maxLineBytes: 250 })),
+      collect(stream(src, { maxLineBytes: 250 })),
       'the stream to stop at the limit',
     );
     expect(events).toHaveLength(1);
@@ -241,7 +231,7 @@ describe('WatchEventStream errors', () => {
 
   it('accepts a line of exactly maxLineBytes', async () => {
     const l = line('ADDED', pod('a', '1'));
-    const { events, error } = await drain(
+    const { events, error } = await collect(
       stream(source([Buffer.from(l)]), { maxLineBytes: Buffer.byteLength(l) - 1 }),
     );
     expect(error).toBeUndefined();
@@ -273,7 +263,7 @@ describe('WatchEventStream errors', () => {
     const s = stream(src);
     src.push(Buffer.from(line('ADDED', pod('a', '1'))));
     setImmediate(() => src.destroy());
-    const { events, error } = await drain(s);
+    const { events, error } = await collect(s);
     expect(events).toHaveLength(1);
     expect(error).toMatchObject({ code: ErrorCodes.CONNECTION });
   });
@@ -300,7 +290,7 @@ describe('WatchEventStream lifecycle', () => {
   it('completes normally at a clean end and reports the outcome once', async () => {
     const done: WatchStreamSummary[] = [];
     const { signal, listeners } = fakeSignal();
-    const { events, error } = await drain(stream(source([BODY]), { signal, onDone: (s) => done.push(s) }));
+    const { events, error } = await collect(stream(source([BODY]), { signal, onDone: (s) => done.push(s) }));
     expect(error).toBeUndefined();
     expect(events).toHaveLength(4);
     expect(done).toEqual([{ outcome: 'ended', events: 4, lines: 4 }]);
@@ -327,7 +317,7 @@ describe('WatchEventStream lifecycle', () => {
     const src = source([BODY]);
     const controller = new AbortController();
     controller.abort();
-    const { events, error } = await drain(stream(src, { signal: controller.signal }));
+    const { events, error } = await collect(stream(src, { signal: controller.signal }));
     expect(error).toBeUndefined();
     expect(events).toEqual([]);
     expect(src.destroyed).toBe(true);
@@ -407,7 +397,7 @@ describe('WatchEventStream and hostile data', () => {
     `{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"deep","namespace":"ns","resourceVersion":"2"},"data":${nested(depth)}}}\n`;
 
   it("throws ERR_OBJECT_TOO_DEEP, naming the object's key, for an object nested 100 000 levels deep", async () => {
-    const { events, error } = await drain(stream(source([Buffer.from(good + deepLine(100_000))]), {}));
+    const { events, error } = await collect(stream(source([Buffer.from(good + deepLine(100_000))]), {}));
     expect(events).toHaveLength(1);
     expect(error).toMatchObject({
       code: ErrorCodes.OBJECT_TOO_DEEP,
@@ -427,7 +417,7 @@ describe('WatchEventStream and hostile data', () => {
     };
     let result: { events: unknown[]; error: unknown };
     try {
-      result = await drain(stream(source([Buffer.from(big)])));
+      result = await collect(stream(source([Buffer.from(big)])));
     } finally {
       String.prototype.indexOf = original;
     }
@@ -440,7 +430,7 @@ describe('WatchEventStream and hostile data', () => {
     // nodejs/node#63785: JSON.parse of {"w":1,"\\\\":0} then of {"w":1,"\\"":2} gives the key \ for ".
     const trap = `{"type":"ADDED","object":{"metadata":{"name":"t","resourceVersion":"1"},"data":{"ws-1":1,"\\\\":0}}}\n`;
     const victim = `{"type":"ADDED","object":{"metadata":{"name":"v","resourceVersion":"2"},"data":{"ws-1":1,"\\"":2}}}\n`;
-    const { events, error } = await drain(stream(source([Buffer.from(trap + victim)])));
+    const { events, error } = await collect(stream(source([Buffer.from(trap + victim)])));
     expect(error).toBeUndefined();
     expect(events.map((e) => Object.keys((e.object as Obj).data as object))).toEqual([
       ['ws-1', '\\'],
@@ -450,10 +440,10 @@ describe('WatchEventStream and hostile data', () => {
 
   it("accepts an object nested as deep as Go's decoder allows (10 000 levels in all)", async () => {
     // The envelope and the object are 2 levels, `data` holds the other 9 998.
-    const { events, error } = await drain(stream(source([Buffer.from(deepLine(9_998))])));
+    const { events, error } = await collect(stream(source([Buffer.from(deepLine(9_998))])));
     expect(error).toBeUndefined();
     expect(events).toHaveLength(1);
-    const { error: tooDeep } = await drain(stream(source([Buffer.from(deepLine(9_999))])));
+    const { error: tooDeep } = await collect(stream(source([Buffer.from(deepLine(9_999))])));
     expect(tooDeep).toMatchObject({ code: ErrorCodes.OBJECT_TOO_DEEP });
   });
 
@@ -466,14 +456,14 @@ describe('WatchEventStream and hostile data', () => {
     'throws ERR_BAD_RESOURCE_VERSION for a resourceVersion that is %s, after the good events',
     async (_name, raw) => {
       const bad = `{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"b","resourceVersion":${raw}}}}\n`;
-      const { events, error } = await drain(stream(source([Buffer.from(good + bad)])));
+      const { events, error } = await collect(stream(source([Buffer.from(good + bad)])));
       expect(events).toHaveLength(1);
       expect(error).toMatchObject({ code: ErrorCodes.BAD_RESOURCE_VERSION, details: { line: 2 } });
     },
   );
 
   it('throws ERR_BAD_RESOURCE_VERSION for a BOOKMARK whose resourceVersion is a number', async () => {
-    const { error } = await drain(
+    const { error } = await collect(
       stream(source([Buffer.from('{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":1e309}}}\n')])),
     );
     expect(error).toMatchObject({ code: ErrorCodes.BAD_RESOURCE_VERSION });
@@ -497,7 +487,7 @@ describe('WatchEventStream and hostile data', () => {
   ])(
     'never puts a field value of a line that is %s into the error (message, details, cause, stack)',
     async (_name, bad) => {
-      const { error } = await drain(
+      const { error } = await collect(
         stream(source([Buffer.from(bad)]), { maxLineBytes: _name === 'too large' ? 60 : 1 << 20 }),
       );
       expect(error).toBeInstanceOf(KinformerError);
@@ -507,7 +497,7 @@ describe('WatchEventStream and hostile data', () => {
   );
 
   it('describes a bad line by its shape: type, apiVersion, kind, namespace/name, key names and size', async () => {
-    const { error } = await drain(stream(source([Buffer.from(line('ADDED', secret(3)))])));
+    const { error } = await collect(stream(source([Buffer.from(line('ADDED', secret(3)))])));
     const details = (error as KinformerError).details ?? {};
     expect(details.bytes).toBe(Buffer.byteLength(line('ADDED', secret(3))) - 1);
     expect(JSON.parse(details.excerpt as string)).toEqual({
@@ -524,7 +514,9 @@ describe('WatchEventStream and hostile data', () => {
   });
 
   it('names the position of invalid JSON, not the text around it', async () => {
-    const { error } = await drain(stream(source([Buffer.from('{"type":"ADDED","object":{"a":1 "b":2}}\n')])));
+    const { error } = await collect(
+      stream(source([Buffer.from('{"type":"ADDED","object":{"a":1 "b":2}}\n')])),
+    );
     expect(error).toMatchObject({
       code: ErrorCodes.MALFORMED_WATCH_EVENT,
       message: 'watch line 1 is not valid JSON',

@@ -306,6 +306,13 @@ describe('KinformerError.fromStatus: every Status example in apiserver-protocol.
     expect(KinformerError.fromStatus({ code: 200, reason: 'NotFound' }).code).toBe(ErrorCodes.NOT_FOUND);
   });
 
+  it('maps a reason that names an Object.prototype member like an unknown one (the reason is server data)', () => {
+    for (const reason of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(KinformerError.fromStatus({ code: 404, reason }).code).toBe(ErrorCodes.NOT_FOUND);
+      expect(KinformerError.fromStatus({ reason }).code).toBe(ErrorCodes.API_STATUS);
+    }
+  });
+
   it('words a message when the Status has none', () => {
     expect(KinformerError.fromStatus({ reason: 'Forbidden', code: 403 }).message).toBe('Forbidden');
     expect(KinformerError.fromStatus({ code: 418 }).message).toBe('the server answered 418');

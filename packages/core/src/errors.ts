@@ -177,62 +177,48 @@ export function isTooLargeResourceVersionStatus(status: Status): boolean {
   return TOO_LARGE_MESSAGES.some((m) => msg.includes(m));
 }
 
+/** The code of a Status `reason` (client-go's `apierrors.Is*` by reason). A Map: a reason is server data. */
+const CODE_BY_REASON: ReadonlyMap<string, ErrorCode> = new Map([
+  ['Expired', ErrorCodes.RESOURCE_EXPIRED],
+  ['Gone', ErrorCodes.RESOURCE_EXPIRED],
+  ['TooManyRequests', ErrorCodes.TOO_MANY_REQUESTS],
+  ['Unauthorized', ErrorCodes.UNAUTHORIZED],
+  ['Forbidden', ErrorCodes.FORBIDDEN],
+  ['NotFound', ErrorCodes.NOT_FOUND],
+  ['Conflict', ErrorCodes.CONFLICT],
+  ['AlreadyExists', ErrorCodes.CONFLICT],
+  ['Invalid', ErrorCodes.INVALID],
+  ['BadRequest', ErrorCodes.BAD_REQUEST],
+  ['InternalError', ErrorCodes.INTERNAL],
+  ['ServiceUnavailable', ErrorCodes.SERVICE_UNAVAILABLE],
+  // ServerTimeout is sent with HTTP 500, but it is not an internal error (client-go's
+  // `IsInternalError` is false for it, `IsServerTimeout` true): the server ran out of time.
+  ['ServerTimeout', ErrorCodes.TIMEOUT],
+  ['Timeout', ErrorCodes.TIMEOUT],
+]);
+
+/** The code of an HTTP status, for a Status whose reason is unknown or missing. */
+const CODE_BY_HTTP_STATUS: ReadonlyMap<number, ErrorCode> = new Map([
+  [400, ErrorCodes.BAD_REQUEST],
+  [401, ErrorCodes.UNAUTHORIZED],
+  [403, ErrorCodes.FORBIDDEN],
+  [404, ErrorCodes.NOT_FOUND],
+  [409, ErrorCodes.CONFLICT],
+  [410, ErrorCodes.RESOURCE_EXPIRED],
+  [422, ErrorCodes.INVALID],
+  [429, ErrorCodes.TOO_MANY_REQUESTS],
+  [500, ErrorCodes.INTERNAL],
+  [503, ErrorCodes.SERVICE_UNAVAILABLE],
+  [504, ErrorCodes.TIMEOUT],
+]);
+
 function codeForStatus(status: Status, httpStatus: number | undefined): ErrorCode {
   if (isTooLargeResourceVersionStatus(status)) return ErrorCodes.RESOURCE_VERSION_TOO_LARGE;
-  switch (status.reason) {
-    case 'Expired':
-    case 'Gone':
-      return ErrorCodes.RESOURCE_EXPIRED;
-    case 'TooManyRequests':
-      return ErrorCodes.TOO_MANY_REQUESTS;
-    case 'Unauthorized':
-      return ErrorCodes.UNAUTHORIZED;
-    case 'Forbidden':
-      return ErrorCodes.FORBIDDEN;
-    case 'NotFound':
-      return ErrorCodes.NOT_FOUND;
-    case 'Conflict':
-    case 'AlreadyExists':
-      return ErrorCodes.CONFLICT;
-    case 'Invalid':
-      return ErrorCodes.INVALID;
-    case 'BadRequest':
-      return ErrorCodes.BAD_REQUEST;
-    case 'InternalError':
-      return ErrorCodes.INTERNAL;
-    case 'ServiceUnavailable':
-      return ErrorCodes.SERVICE_UNAVAILABLE;
-    // ServerTimeout is sent with HTTP 500, but it is not an internal error (client-go's
-    // `IsInternalError` is false for it, `IsServerTimeout` true): the server ran out of time.
-    case 'ServerTimeout':
-    case 'Timeout':
-      return ErrorCodes.TIMEOUT;
-  }
-  switch (httpStatus) {
-    case 400:
-      return ErrorCodes.BAD_REQUEST;
-    case 401:
-      return ErrorCodes.UNAUTHORIZED;
-    case 403:
-      return ErrorCodes.FORBIDDEN;
-    case 404:
-      return ErrorCodes.NOT_FOUND;
-    case 409:
-      return ErrorCodes.CONFLICT;
-    case 410:
-      return ErrorCodes.RESOURCE_EXPIRED;
-    case 422:
-      return ErrorCodes.INVALID;
-    case 429:
-      return ErrorCodes.TOO_MANY_REQUESTS;
-    case 500:
-      return ErrorCodes.INTERNAL;
-    case 503:
-      return ErrorCodes.SERVICE_UNAVAILABLE;
-    case 504:
-      return ErrorCodes.TIMEOUT;
-  }
-  return ErrorCodes.API_STATUS;
+  const byReason = status.reason === undefined ? undefined : CODE_BY_REASON.get(status.reason);
+  if (byReason !== undefined) return byReason;
+  return (
+    (httpStatus === undefined ? undefined : CODE_BY_HTTP_STATUS.get(httpStatus)) ?? ErrorCodes.API_STATUS
+  );
 }
 
 /** True when `err` is a {@link KinformerError}, optionally with the given code. */

@@ -1,4 +1,5 @@
 import { ErrorCodes, KinformerError } from './errors.js';
+import { assertSelectorText } from './selectorText.js';
 
 /** Field selector operators (`==` is normalised to `=`). */
 export type FieldSelectorOperator = '=' | '!=';
@@ -39,15 +40,7 @@ export interface FieldSelector {
  *   with `details: { selector, position }`.
  */
 export function parseFieldSelector(text: string): FieldSelector {
-  if (typeof text !== 'string') {
-    throw new KinformerError(
-      ErrorCodes.INVALID_SELECTOR,
-      `invalid field selector: expected a string, got ${typeof text}`,
-      {
-        details: { selector: text, position: 0 },
-      },
-    );
-  }
+  assertSelectorText(text, 'field');
   const terms: Array<{ requirement: FieldRequirement; text: string }> = [];
   let start = 0;
   let escaped = false;

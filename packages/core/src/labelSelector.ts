@@ -1,4 +1,5 @@
 import { ErrorCodes, KinformerError } from './errors.js';
+import { assertSelectorText } from './selectorText.js';
 
 /**
  * Label selector operators (the Kubernetes grammar's `=`/`==` are both `=`; `gt`/`lt` are the
@@ -60,15 +61,7 @@ export interface LabelSelectorObject {
  *   with `details: { selector, position }`.
  */
 export function parseLabelSelector(text: string): LabelSelector {
-  if (typeof text !== 'string') {
-    throw new KinformerError(
-      ErrorCodes.INVALID_SELECTOR,
-      `invalid label selector: expected a string, got ${typeof text}`,
-      {
-        details: { selector: text, position: 0 },
-      },
-    );
-  }
+  assertSelectorText(text, 'label');
   return new LabelSelectorImpl(new Parser(text).parse());
 }
 

@@ -126,22 +126,25 @@ describe.each<[string, ProxyUser, string]>([
 });
 
 describe('credentials in the cluster URL', () => {
-  test('a server URL with user:password that cannot be reached: the error names the host, not the password', async () => {
-    const closed = await FakeApiServer.start();
-    const port = new URL(closed.url).port;
-    await closed.close();
+  /** What a list fails with when the cluster's server URL is `server` (the user has a token). */
+  async function listErrorWithServer(server: string): Promise<unknown> {
     const kc = new KubeConfig();
     kc.loadFromOptions({
-      clusters: [
-        { name: 'c', server: `http://${USERNAME}:${PASSWORD}@127.0.0.1:${port}`, skipTLSVerify: true },
-      ],
+      clusters: [{ name: 'c', server, skipTLSVerify: true }],
       users: [{ name: 'u', token: TOKEN }],
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x',
     });
-    const err = await createListWatch(kc, PODS)
+    return createListWatch(kc, PODS)
       .list({}, { signal: AbortSignal.timeout(2000) })
       .catch((e: unknown) => e);
+  }
+
+  test('a server URL with user:password that cannot be reached: the error names the host, not the password', async () => {
+    const closed = await FakeApiServer.start();
+    const port = new URL(closed.url).port;
+    await closed.close();
+    const err = await listErrorWithServer(`http://${USERNAME}:${PASSWORD}@127.0.0.1:${port}`);
     expect(isKinformerError(err, ErrorCodes.CONNECTION)).toBe(true);
     expectNoSecret(renderings(err));
   });
@@ -153,16 +156,7 @@ describe('credentials in the cluster URL', () => {
   // the URL (or strip everything between `//` and `@` first) and keep the TypeError out of `cause`
   // (or copy only its `code`).
   test('a server URL with user:password that does not parse: the error does not print the password', async () => {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://${USERNAME}:${PASSWORD}@[::1`, skipTLSVerify: true }],
-      users: [{ name: 'u', token: TOKEN }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    const err = await createListWatch(kc, PODS)
-      .list({}, { signal: AbortSignal.timeout(2000) })
-      .catch((e: unknown) => e);
+    const err = await listErrorWithServer(`http://${USERNAME}:${PASSWORD}@[::1`);
     expect(isKinformerError(err, ErrorCodes.INVALID_OPTION)).toBe(true);
     expectNoSecret(renderings(err));
   });

@@ -366,15 +366,12 @@ export class LeaderElector {
         this.#logger.error({ err }, 'error retrieving resource lock');
         return false;
       }
-      try {
-        await bounded(this.#lock.create(record, { signal }), signal);
-      } catch (createErr) {
-        if (!signal.aborted) this.#logFailure(createErr, 'error initially creating leader election record');
-        return false;
-      }
-      if (signal.aborted) return false;
-      this.#setObserved(record);
-      return true;
+      return this.#write(
+        () => this.#lock.create(record, { signal }),
+        record,
+        signal,
+        'error initially creating leader election record',
+      );
     }
     if (signal.aborted) return false;
 
@@ -395,10 +392,23 @@ export class LeaderElector {
     } else {
       record.leaderTransitions = old.leaderTransitions + 1;
     }
+    return this.#write(() => this.#lock.update(record, { signal }), record, signal, 'failed to update lock');
+  }
+
+  /**
+   * Runs a create or update of `record` (bounded by `signal`): true and `record` observed once it
+   * succeeded; false, with `failure` logged unless `signal` aborted, otherwise.
+   */
+  async #write(
+    write: () => Promise<void>,
+    record: LeaderElectionRecord,
+    signal: AbortSignal,
+    failure: string,
+  ): Promise<boolean> {
     try {
-      await bounded(this.#lock.update(record, { signal }), signal);
+      await bounded(write(), signal);
     } catch (err) {
-      if (!signal.aborted) this.#logFailure(err, 'failed to update lock');
+      if (!signal.aborted) this.#logFailure(err, failure);
       return false;
     }
     if (signal.aborted) return false;

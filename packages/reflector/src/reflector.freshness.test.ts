@@ -36,9 +36,7 @@ async function behindFor(h: H, before = requests(h)): Promise<number> {
 
 /** Starts a reflector whose first watch is open and has delivered one event. */
 async function watching(h: H, rv = '1'): Promise<Awaited<ReturnType<H['lw']['nextWatch']>>> {
-  h.lw.enqueueList(podList(rv));
-  void h.start();
-  const w = await h.lw.nextWatch();
+  const w = await h.startWatching(podList(rv));
   w.add(pod('a', String(Number(rv) + 1)));
   await h.lw.waitFor(() => h.store.ops.length === 2, 'the first event');
   return w;

@@ -155,6 +155,12 @@ export function harnessWith<S extends ReflectorStore<Pod>>(
       running = reflector.run(controller.signal);
       return running;
     },
+    /** Enqueues `lists`, starts the run and returns the first watch it opens. */
+    async startWatching(...lists: Parameters<typeof lw.enqueueList>): ReturnType<typeof lw.nextWatch> {
+      lw.enqueueList(...lists);
+      running = reflector.run(controller.signal);
+      return lw.nextWatch();
+    },
     /** Aborts the run's signal (without waiting; `stop` waits and checks). */
     abort(): void {
       controller.abort();

@@ -44,10 +44,7 @@ describe('Reflector: list and watch (client-go reflector_test.go)', () => {
     // TestReflectorListAndWatch (b): the list says version 1, so the first watch starts from "1"; the
     // watch is stopped after version 3 and the reflector re-watches from "3".
     const h = harness();
-    h.lw.enqueueList(podList('1'));
-    void h.start();
-
-    const w1 = await h.lw.nextWatch();
+    const w1 = await h.startWatching(podList('1'));
     expect(w1.options).toEqual({ resourceVersion: '1', timeoutSeconds: 300, allowWatchBookmarks: true });
     w1.add(pod('foo', '2')).add(pod('bar', '3')).close();
 
@@ -82,9 +79,7 @@ describe('Reflector: list and watch (client-go reflector_test.go)', () => {
   it('applies ADDED/MODIFIED/DELETED, skips objects of another type, and records the last event RV', async () => {
     // TestReflectorWatchHandler
     const h = harness({ expectedType: { apiVersion: 'v1', kind: 'Pod' } });
-    h.lw.enqueueList(podList('10', [pod('foo', '8'), pod('bar', '9')]));
-    void h.start();
-    const w = await h.lw.nextWatch();
+    const w = await h.startWatching(podList('10', [pod('foo', '8'), pod('bar', '9')]));
     const service = {
       apiVersion: 'v1',
       kind: 'Service',
@@ -105,9 +100,7 @@ describe('Reflector: list and watch (client-go reflector_test.go)', () => {
   it('calls updateResourceVersion for every watch event including bookmarks, never for the list', async () => {
     // TestReflectorResourceVersionUpdate
     const h = harness();
-    h.lw.enqueueList(podList('10'));
-    void h.start();
-    const w = await h.lw.nextWatch();
+    const w = await h.startWatching(podList('10'));
     w.add(pod('a', '10')).modify(pod('a', '20')).bookmark('30').delete(pod('a', '40'));
     await h.lw.waitFor(() => h.store.rvUpdates.length === 4, '4 RV updates');
     expect(h.store.rvUpdates).toEqual(['10', '20', '30', '40']);
@@ -180,9 +173,7 @@ describe('Reflector: list and watch (client-go reflector_test.go)', () => {
   it('ends the watch on an in-stream ERROR event and relists after one backoff step', async () => {
     // TestCloseWatchChannelOnError
     const h = harness();
-    h.lw.enqueueList(podList('1'), podList('2'));
-    void h.start();
-    const w = await h.lw.nextWatch();
+    const w = await h.startWatching(podList('1'), podList('2'));
     w.add(pod('a', '2')).error(status(500, 'InternalError', 'boom'));
     await h.backoffCalls(1);
     expect(w.isFinished).toBe(true);
@@ -236,9 +227,7 @@ describe('Reflector: list and watch (client-go reflector_test.go)', () => {
 
   it('re-watches without relisting when a watch closes cleanly after a second even with no events', async () => {
     const h = harness();
-    h.lw.enqueueList(podList('7'));
-    void h.start();
-    const w1 = await h.lw.nextWatch();
+    const w1 = await h.startWatching(podList('7'));
     await h.clock.tick(1000);
     w1.close();
     const w2 = await h.lw.nextWatch();
@@ -250,9 +239,7 @@ describe('Reflector: list and watch (client-go reflector_test.go)', () => {
 
   it('re-watches from the last RV at once when the connection breaks mid-stream', async () => {
     const h = harness();
-    h.lw.enqueueList(podList('1'));
-    void h.start();
-    const w1 = await h.lw.nextWatch();
+    const w1 = await h.startWatching(podList('1'));
     w1.add(pod('a', '2')).breakConnection();
     const w2 = await h.lw.nextWatch();
     expect(w2.options.resourceVersion).toBe('2');
@@ -628,9 +615,7 @@ describe('Reflector: resync (client-go reflector_test.go)', () => {
     h.store.onResync = () => {
       if (h.store.resyncs === 2) throw new Error('expected resync reached');
     };
-    h.lw.enqueueList(podList('0'), podList('1'));
-    void h.start();
-    const w = await h.lw.nextWatch();
+    const w = await h.startWatching(podList('0'), podList('1'));
     await h.clock.tick(2000);
     await h.backoffCalls(1);
     expect(w.stopped).toBe(true);
@@ -907,9 +892,7 @@ describe('Reflector: watch timeouts and types (client-go reflector_test.go)', ()
         ? { random: () => random }
         : { random: () => random, minWatchTimeoutMs },
     );
-    h.lw.enqueueList(podList('10'));
-    void h.start();
-    const w = await h.lw.nextWatch();
+    const w = await h.startWatching(podList('10'));
     await h.stop();
     return w.options.timeoutSeconds;
   }
@@ -1003,9 +986,7 @@ describe('Reflector: stopping (client-go reflector_test.go)', () => {
   it('stops the one watch and resolves when aborted during a watch', async () => {
     // TestRunUntil / TestReflectorWatchStoppedAfter / TestReflectorHandleWatchStoppedAfter / TestReflectorStopWatch
     const h = harness({ resyncPeriodMs: 5000 });
-    h.lw.enqueueList(podList('1'));
-    void h.start();
-    const w = await h.lw.nextWatch();
+    const w = await h.startWatching(podList('1'));
     w.add(pod('bar', '2'));
     await h.lw.waitFor(() => h.store.ops.length === 2, 'event applied');
     expect(h.reflector.isWatching()).toBe(true);
@@ -1135,9 +1116,7 @@ describe('Reflector: stopping (client-go reflector_test.go)', () => {
 describe('Reflector: stall detection', () => {
   it('aborts a watch that delivers nothing for timeoutSeconds + margin and re-watches from the last RV', async () => {
     const h = harness({ stallMarginMs: 30_000 });
-    h.lw.enqueueList(podList('1'));
-    void h.start();
-    const w1 = await h.lw.nextWatch();
+    const w1 = await h.startWatching(podList('1'));
     expect(w1.options.timeoutSeconds).toBe(300);
     w1.add(pod('a', '2'));
     await h.lw.waitFor(() => h.reflector.lastSyncResourceVersion() === '2', 'RV 2');
@@ -1155,9 +1134,7 @@ describe('Reflector: stall detection', () => {
 
   it('measures the stall from the last event or bookmark, not from the start of the watch', async () => {
     const h = harness({ stallMarginMs: 30_000 });
-    h.lw.enqueueList(podList('1'));
-    void h.start();
-    const w1 = await h.lw.nextWatch();
+    const w1 = await h.startWatching(podList('1'));
     await h.clock.tick(200_000);
     w1.bookmark('9');
     await h.lw.waitFor(() => h.reflector.lastSyncResourceVersion() === '9', 'RV 9');
@@ -1211,9 +1188,7 @@ describe('Reflector: stall detection', () => {
 describe('Reflector: malformed watch streams', () => {
   it('ends the watch on a malformed line, counts it, and resumes from the last good RV without relisting', async () => {
     const h = harness();
-    h.lw.enqueueList(podList('1'));
-    void h.start();
-    const w1 = await h.lw.nextWatch();
+    const w1 = await h.startWatching(podList('1'));
     w1.add(pod('a', '2')).malformed('{"type":"ADDED","object":{"metadata":');
     await h.backoffCalls(1);
     expect(h.reflector.stats().malformed).toBe(1);
@@ -1343,9 +1318,7 @@ describe('Reflector: malformed watch streams', () => {
 describe('Reflector: resourceVersion diagnostics', () => {
   it('counts non-numeric and backwards resourceVersions but still applies the events', async () => {
     const h = harness();
-    h.lw.enqueueList(podList('10'));
-    void h.start();
-    const w = await h.lw.nextWatch();
+    const w = await h.startWatching(podList('10'));
     w.add(pod('a', 'opaque-rv')).add(pod('b', '20')).add(pod('c', '15'));
     await h.lw.waitFor(() => h.store.ops.length === 4, 'three events');
     expect(h.store.contents()).toEqual(['a@opaque-rv', 'b@20', 'c@15']);
@@ -1381,9 +1354,7 @@ describe('Reflector: review fixes (client-go handleAnyWatch details)', () => {
       if (obj.metadata?.name === 'bad') throw new Error('the store is unhappy');
       update(obj);
     };
-    h.lw.enqueueList(podList('10'));
-    void h.start();
-    const w1 = await h.lw.nextWatch();
+    const w1 = await h.startWatching(podList('10'));
     w1.modify(pod('bad', '11'));
     await h.lw.waitFor(() => h.reflector.stats().events === 1 && w1.pending === 0, 'the rejected event');
     await flush();
@@ -1407,9 +1378,7 @@ describe('Reflector: review fixes (client-go handleAnyWatch details)', () => {
     h.store.updateResourceVersion = (): void => {
       throw new Error('no versions today');
     };
-    h.lw.enqueueList(podList('10'));
-    void h.start();
-    const w = await h.lw.nextWatch();
+    const w = await h.startWatching(podList('10'));
     w.bookmark('15');
     await h.lw.waitFor(() => h.reflector.stats().bookmarks === 1 && w.pending === 0, 'the bookmark');
     await flush();
@@ -1423,9 +1392,7 @@ describe('Reflector: review fixes (client-go handleAnyWatch details)', () => {
   it('treats a watch whose only events were skipped for their type as very short, and relists after a backoff', async () => {
     // client-go counts only events it handled (eventCount) when deciding on VeryShortWatchError.
     const h = harness({ expectedType: { apiVersion: 'v1', kind: 'Pod' } });
-    h.lw.enqueueList(podList('1'), podList('2'));
-    void h.start();
-    const w = await h.lw.nextWatch();
+    const w = await h.startWatching(podList('1'), podList('2'));
     w.push({
       type: 'ADDED',
       object: {

@@ -44,9 +44,7 @@ function afterProgress(
   fault: (w: Awaited<ReturnType<H['lw']['nextWatch']>>) => void,
 ): (h: H) => Promise<void> {
   return async (h) => {
-    h.lw.enqueueList(podList('1'), podList('9'));
-    void h.start();
-    const w = await h.lw.nextWatch();
+    const w = await h.startWatching(podList('1'), podList('9'));
     w.add(pod('a', '2'));
     await h.lw.waitFor(() => h.store.ops.length === 2, 'the first event');
     fault(w);

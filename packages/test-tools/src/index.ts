@@ -6,3 +6,4 @@ export type { CapturedLogs, LogLine } from './logs.js';
 export { captureLogs, LEVEL } from './logs.js';
 export { noBackoff, RecordingBackoff } from './backoff.js';
 export { deferred, prng } from './control.js';
+export { collect } from './streams.js';

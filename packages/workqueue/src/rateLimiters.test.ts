@@ -75,6 +75,23 @@ describe('ItemExponentialFailureRateLimiter', () => {
   });
 });
 
+/**
+ * client-go's fast/slow sequence (TestItemFastSlowRateLimiter, TestMaxOfRateLimiter): three 5 ms
+ * tries of an item, then `slowMs`; every item counts its own tries; forget starts an item over.
+ */
+function expectFastThenSlow(limiter: RateLimiter<string>, slowMs: number): void {
+  expect([1, 2, 3, 4, 5].map(() => limiter.when('one'))).toEqual([5, 5, 5, slowMs, slowMs]);
+  expect(limiter.numRequeues('one')).toBe(5);
+
+  expect(limiter.when('two')).toBe(5);
+  expect(limiter.when('two')).toBe(5);
+  expect(limiter.numRequeues('two')).toBe(2);
+
+  limiter.forget('one');
+  expect(limiter.numRequeues('one')).toBe(0);
+  expect(limiter.when('one')).toBe(5);
+}
+
 describe('ItemFastSlowRateLimiter', () => {
   // client-go TestItemFastSlowRateLimiter
   it('uses the fast delay for the first attempts of each item, then the slow one', () => {
@@ -83,16 +100,7 @@ describe('ItemFastSlowRateLimiter', () => {
       slowDelayMs: 10 * SECOND,
       maxFastAttempts: 3,
     });
-    expect([1, 2, 3, 4, 5].map(() => limiter.when('one'))).toEqual([5, 5, 5, 10 * SECOND, 10 * SECOND]);
-    expect(limiter.numRequeues('one')).toBe(5);
-
-    expect(limiter.when('two')).toBe(5);
-    expect(limiter.when('two')).toBe(5);
-    expect(limiter.numRequeues('two')).toBe(2);
-
-    limiter.forget('one');
-    expect(limiter.numRequeues('one')).toBe(0);
-    expect(limiter.when('one')).toBe(5);
+    expectFastThenSlow(limiter, 10 * SECOND);
   });
 
   it('rejects invalid options', () => {
@@ -112,16 +120,7 @@ describe('MaxOfRateLimiter', () => {
       new ItemFastSlowRateLimiter({ fastDelayMs: 5, slowDelayMs: 3 * SECOND, maxFastAttempts: 3 }),
       new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: SECOND }),
     );
-    expect([1, 2, 3, 4, 5].map(() => limiter.when('one'))).toEqual([5, 5, 5, 3 * SECOND, 3 * SECOND]);
-    expect(limiter.numRequeues('one')).toBe(5);
-
-    expect(limiter.when('two')).toBe(5);
-    expect(limiter.when('two')).toBe(5);
-    expect(limiter.numRequeues('two')).toBe(2);
-
-    limiter.forget('one');
-    expect(limiter.numRequeues('one')).toBe(0);
-    expect(limiter.when('one')).toBe(5);
+    expectFastThenSlow(limiter, 3 * SECOND);
   });
 
   it('asks every limiter on each call, so all of them count the retry', () => {
