@@ -17,21 +17,27 @@ const HOUR = 60 * MINUTE;
 
 const invalid = expect.objectContaining({ code: ErrorCodes.INVALID_OPTION });
 
+/**
+ * client-go's per-item sequence (TestItemExponentialFailureRateLimiter, TestItemFastSlowRateLimiter,
+ * TestMaxOfRateLimiter): `one` fails `one.length` times, `two` `two.length` times, each counting its
+ * own tries; then `one` is forgotten and starts over, `two` keeps its count.
+ */
+function expectPerItemDelays(limiter: RateLimiter<string>, one: number[], two: number[]): void {
+  expect(one.map(() => limiter.when('one'))).toEqual(one);
+  expect(limiter.numRequeues('one')).toBe(one.length);
+  expect(two.map(() => limiter.when('two'))).toEqual(two);
+  expect(limiter.numRequeues('two')).toBe(two.length);
+  limiter.forget('one');
+  expect(limiter.numRequeues('one')).toBe(0);
+  expect(limiter.when('one')).toBe(one[0]);
+  expect(limiter.numRequeues('two')).toBe(two.length);
+}
+
 describe('ItemExponentialFailureRateLimiter', () => {
   // client-go TestItemExponentialFailureRateLimiter
   it('doubles the delay per failure of each item up to the cap, and forget resets it', () => {
     const limiter = new ItemExponentialFailureRateLimiter<string>({ baseDelayMs: 1, maxDelayMs: SECOND });
-    expect([1, 2, 3, 4, 5].map(() => limiter.when('one'))).toEqual([1, 2, 4, 8, 16]);
-    expect(limiter.numRequeues('one')).toBe(5);
-
-    expect(limiter.when('two')).toBe(1);
-    expect(limiter.when('two')).toBe(2);
-    expect(limiter.numRequeues('two')).toBe(2);
-
-    limiter.forget('one');
-    expect(limiter.numRequeues('one')).toBe(0);
-    expect(limiter.when('one')).toBe(1);
-    expect(limiter.numRequeues('two')).toBe(2);
+    expectPerItemDelays(limiter, [1, 2, 4, 8, 16], [1, 2]);
   });
 
   it('caps the delay at maxDelayMs', () => {
@@ -75,23 +81,6 @@ describe('ItemExponentialFailureRateLimiter', () => {
   });
 });
 
-/**
- * client-go's fast/slow sequence (TestItemFastSlowRateLimiter, TestMaxOfRateLimiter): three 5 ms
- * tries of an item, then `slowMs`; every item counts its own tries; forget starts an item over.
- */
-function expectFastThenSlow(limiter: RateLimiter<string>, slowMs: number): void {
-  expect([1, 2, 3, 4, 5].map(() => limiter.when('one'))).toEqual([5, 5, 5, slowMs, slowMs]);
-  expect(limiter.numRequeues('one')).toBe(5);
-
-  expect(limiter.when('two')).toBe(5);
-  expect(limiter.when('two')).toBe(5);
-  expect(limiter.numRequeues('two')).toBe(2);
-
-  limiter.forget('one');
-  expect(limiter.numRequeues('one')).toBe(0);
-  expect(limiter.when('one')).toBe(5);
-}
-
 describe('ItemFastSlowRateLimiter', () => {
   // client-go TestItemFastSlowRateLimiter
   it('uses the fast delay for the first attempts of each item, then the slow one', () => {
@@ -100,7 +89,7 @@ describe('ItemFastSlowRateLimiter', () => {
       slowDelayMs: 10 * SECOND,
       maxFastAttempts: 3,
     });
-    expectFastThenSlow(limiter, 10 * SECOND);
+    expectPerItemDelays(limiter, [5, 5, 5, 10 * SECOND, 10 * SECOND], [5, 5]);
   });
 
   it('rejects invalid options', () => {
@@ -120,7 +109,7 @@ describe('MaxOfRateLimiter', () => {
       new ItemFastSlowRateLimiter({ fastDelayMs: 5, slowDelayMs: 3 * SECOND, maxFastAttempts: 3 }),
       new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: SECOND }),
     );
-    expectFastThenSlow(limiter, 3 * SECOND);
+    expectPerItemDelays(limiter, [5, 5, 5, 3 * SECOND, 3 * SECOND], [5, 5]);
   });
 
   it('asks every limiter on each call, so all of them count the retry', () => {
