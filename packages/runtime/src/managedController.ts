@@ -169,6 +169,8 @@ export class ManagedController<T extends KubeObject = KubeObject> {
   /**
    * Registers one more source's event handlers (hash sharding: the informer of a range just
    * acquired). Remove the registration to detach it; it is not part of {@link hasSynced}.
+   *
+   * @internal The Manager's hook; `KeySource` is not public.
    */
   attach(source: KeySource): ResourceEventHandlerRegistration {
     const queue = this.#queue;
