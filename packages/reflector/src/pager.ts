@@ -86,12 +86,13 @@ export async function listAllPages<T>(
     });
     return page;
   };
-  // Up to PAGES_AHEAD pages after the one being awaited, each once the page before it has announced
-  // its continue token. Nothing once the awaited page has arrived (the loop decides what comes next)
-  // or past a page that was cancelled.
+  // Up to PAGES_AHEAD pages after the one being awaited (`current`: the loop sets it and awaits it with
+  // no await in between, so a hint never sees a page that is not awaited yet), each once the page
+  // before it has announced its continue token. Nothing once the awaited page has arrived (the loop
+  // decides what comes next) or past a page that was cancelled.
   const askAhead = (): void => {
     let page = current;
-    if (!page.awaited || page.arrived || signal.aborted) return;
+    if (page.arrived || signal.aborted) return;
     for (let k = 0; k < PAGES_AHEAD; k++) {
       if (page.next === undefined) {
         if (page.hint === undefined || page.controller.signal.aborted) return;
@@ -105,7 +106,6 @@ export async function listAllPages<T>(
   try {
     for (;;) {
       if (signal.aborted) throw abortError(signal);
-      current.awaited = true;
       askAhead();
       let page: KubeList<T>;
       try {
@@ -157,8 +157,6 @@ interface PendingPage<T> {
   readonly promise: Promise<KubeList<T>>;
   readonly controller: AbortController;
   hint?: string;
-  /** The loop is waiting for this page: hints may start the pages after it. */
-  awaited: boolean;
   /** The loop has its outcome: no more pages are asked for ahead of it. */
   arrived: boolean;
   /** The page asked for ahead with this page's `hint`. */
@@ -199,7 +197,7 @@ function pendingPage<T>(
   })();
   // A page asked for ahead may fail before anyone awaits it; the loop sees the rejection when it does.
   promise.catch(() => {});
-  return { options, promise, controller, awaited: false, arrived: false, next: undefined };
+  return { options, promise, controller, arrived: false, next: undefined };
 }
 
 /** Cancels a page asked for ahead, and the pages asked for after it, and waits until their requests have settled. */
