@@ -5,20 +5,14 @@ import type { V1ConfigMap, V1Deployment, V1Pod, V1Secret } from '@kubernetes/cli
 import { kinds } from './kinds.js';
 import { project } from './projection.js';
 import type { ObjectWriter } from './runtimeClient.js';
-import { TestEnv } from './testing.js';
+import { perTestEnv } from './testEnv.test.helpers.js';
 
 function secret(name: string, namespace: string): V1Secret {
   return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, data: { k: 'dg==' } };
 }
 
 describe('Manager cache policy', () => {
-  let env: TestEnv;
-  beforeEach(async () => {
-    env = await TestEnv.start();
-  });
-  afterEach(async () => {
-    await env.stop();
-  });
+  const env = perTestEnv();
 
   /** The Manager's client over HTTP, recording its GETs (what it reads uncached kinds with). */
   function serverReader(gets: string[]): ObjectWriter {

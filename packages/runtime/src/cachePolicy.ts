@@ -1,7 +1,6 @@
 import { ErrorCodes, KinformerError } from '@kinformer/core';
 import type { KubeObject } from '@kinformer/core';
 import { dropManagedFields } from '@kinformer/informer';
-import type { InformerAndLister } from '@kinformer/informer';
 import { kindString } from './kinds.js';
 import { stringInterner } from './stringInterner.js';
 import type { Kind } from './kinds.js';
@@ -151,21 +150,6 @@ export interface InformerScope {
   labelSelector?: string;
   fieldSelector?: string;
   metadataOnly: boolean;
-}
-
-/** One informer the Manager made. @internal */
-export interface InformerEntry {
-  /** `kindString(kind)`. */
-  readonly kind: string;
-  /** `''`: all namespaces. */
-  readonly namespace: string;
-  /** `labelSelector&fieldSelector`. */
-  readonly selectors: string;
-  readonly metadataOnly: boolean;
-  readonly transform: ((obj: KubeObject) => KubeObject) | undefined;
-  /** Made for a call's own transform: its objects are not what `get` returns. */
-  readonly projected: boolean;
-  readonly pair: InformerAndLister<KubeObject>;
 }
 
 /**

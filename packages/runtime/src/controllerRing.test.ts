@@ -8,7 +8,8 @@ import { kinds } from './kinds.js';
 import type { ManagerControllerRingOptions } from './controllerRing.js';
 import type { Manager } from './manager.js';
 import { predicates } from './predicates.js';
-import { TestEnv } from './testing.js';
+import type { TestEnv } from './testing.js';
+import { perTestEnv } from './testEnv.test.helpers.js';
 
 // The ControllerRing shard protocol of timebertt/kubernetes-controller-sharding, against a sharder
 // simulated on FakeApiServer (the webhook's assignment label on create; moves as the sharder makes
@@ -69,13 +70,7 @@ function startShard(
 }
 
 describe('ControllerRing shard mode', () => {
-  let env: TestEnv;
-  beforeEach(async () => {
-    env = await TestEnv.start();
-  });
-  afterEach(async () => {
-    await env.stop();
-  });
+  const env = perTestEnv();
 
   it('the simulated sharder moves 1,000 objects between two shards: 0 reconciled by both at once or out of turn, each drain acknowledged within a bound', async () => {
     const N = 1_000;

@@ -6,7 +6,9 @@ import { rangeIndexOf } from './hashRanges.js';
 import { kinds } from './kinds.js';
 import type { Manager } from './manager.js';
 import { HASH_RING_LABEL } from './rangeCoordinator.js';
-import { SeverableConnection, TestEnv } from './testing.js';
+import { SeverableConnection } from './testing.js';
+import type { TestEnv } from './testing.js';
+import { perTestEnv } from './testEnv.test.helpers.js';
 
 // Hash sharding end to end on FakeApiServer: several Managers in one process, each reconciling the
 // ConfigMaps of the hash ranges whose Lease it holds. Every reconcile's [start, end] window is
@@ -119,13 +121,7 @@ function settled(replicas: Replica[]): boolean {
 }
 
 describe('hash sharding (Manager on FakeApiServer)', () => {
-  let env: TestEnv;
-  beforeEach(async () => {
-    env = await TestEnv.start();
-  });
-  afterEach(async () => {
-    await env.stop();
-  });
+  const env = perTestEnv();
 
   it('splits 16 ranges over 3 replicas, caches only owned ranges, owned objects follow their owner; a 4th takes 4 ranges and relists only those', async () => {
     const rec = new Recorder();

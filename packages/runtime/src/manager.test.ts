@@ -5,11 +5,7 @@ import { setControllerReference } from './ownerReferences.js';
 import { predicates } from './predicates.js';
 import type { ReconcileContext } from './reconcileContext.js';
 import { TerminalError } from './terminalError.js';
-import { TestEnv } from './testing.js';
-
-function configMap(name: string, data: Record<string, string> = {}, namespace = 'default'): V1ConfigMap {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data };
-}
+import { configMap, perTestEnv } from './testEnv.test.helpers.js';
 
 function deployment(name: string, labels: Record<string, string> = {}): V1Deployment {
   return {
@@ -21,13 +17,7 @@ function deployment(name: string, labels: Record<string, string> = {}): V1Deploy
 }
 
 describe('Manager', () => {
-  let env: TestEnv;
-  beforeEach(async () => {
-    env = await TestEnv.start();
-  });
-  afterEach(async () => {
-    await env.stop();
-  });
+  const env = perTestEnv();
 
   it('reconciles every object of the initial list, then each change, with the latest cached object', async () => {
     env.server.create(kinds.configMaps, configMap('a', { v: '1' }));

@@ -1,4 +1,3 @@
-import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { kubeConfigListerWatchers, ObjectClient } from '@kinformer/client-node';
 import {
@@ -15,15 +14,15 @@ import { ApiEventRecorder } from '@kinformer/events';
 import type { EventRecorder } from '@kinformer/events';
 import { InformerFactory, SharedIndexInformer, waitForCacheSync } from '@kinformer/informer';
 import type { InformerAndLister, ListerWatcherFactory } from '@kinformer/informer';
-import { LeaderElector, LeaseLock } from '@kinformer/leader-election';
-import { createHealthHandler, createMetricsHandler, pingCheck } from '@kinformer/prometheus/health';
+import type { LeaderElector } from '@kinformer/leader-election';
+import { pingCheck } from '@kinformer/prometheus/health';
 import type { HealthCheck } from '@kinformer/prometheus/health';
 import { defaultControllerRateLimiter } from '@kinformer/workqueue';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CachePolicies, informerScope, kindNotCachedError } from './cachePolicy.js';
-import type { InformerEntry } from './cachePolicy.js';
 import { ControllerBuilder } from './controllerBuilder.js';
-import { ControllerRing, defaultShardIdentity } from './controllerRing.js';
+import type { ControllerRing } from './controllerRing.js';
+import { defaultShardIdentity } from './controllerRing.js';
 import { HashSharding, objectClientLeaseStore } from './hashSharding.js';
 import type { HashShardStatus } from './hashSharding.js';
 import type { ControllerSpec, SourceOptions, SourceSpec } from './controllerBuilder.js';
@@ -37,6 +36,9 @@ import { runtimeClientOver } from './runtimeClient.js';
 import type { ObjectRef, RuntimeClient, WriteRecorder } from './runtimeClient.js';
 import { kubeObjectWriter } from './kubeObjectWriter.js';
 import { WriteOverlay } from './writeOverlay.js';
+import { InformerRegistry } from './informerRegistry.js';
+import { managerElection, safely } from './managerElection.js';
+import { closeProbeServer, startProbeServer } from './probeServer.js';
 import type { IndexRef, ManagerOptions } from './managerOptions.js';
 
 export type { IndexRef, ManagerLeaderElectionOptions, ManagerOptions } from './managerOptions.js';
@@ -61,7 +63,7 @@ export class Manager {
   readonly #logger: Logger;
   readonly #overlay: WriteOverlay;
   readonly #controllers: Array<{ controller: ManagedController<KubeObject>; leader: boolean }> = [];
-  readonly #informers = new Map<string, InformerEntry>();
+  readonly #informers: InformerRegistry;
   readonly #cache: CachePolicies;
   readonly #ownRecorder: ApiEventRecorder | undefined;
   readonly #elector: LeaderElector | undefined;
@@ -80,6 +82,7 @@ export class Manager {
     this.#clock = options.clock ?? realClock;
     this.#logger = componentLogger(options.logger, { component: 'manager', manager: this.name });
     this.#cache = new CachePolicies(options.cache, options.stripManagedFields ?? true);
+    this.#informers = new InformerRegistry(options.namespace ?? '');
     this.#listerWatchers =
       options.listerWatcherFactory ?? kubeConfigListerWatchers(kubeConfig, options.logger);
     this.factory = new InformerFactory(this.#listerWatchers, {
@@ -111,53 +114,17 @@ export class Manager {
       });
       this.recorder = this.#ownRecorder;
     } else throw new KinformerError(ErrorCodes.INVALID_OPTION, 'Manager needs a KubeConfig or a recorder');
-    let le = options.leaderElection;
     this.#hash = this.#hashSharding(kubeConfig);
-    const ringOptions = options.controllerRing;
-    let leaseLabels: Record<string, string> | undefined;
-    if (ringOptions !== undefined) {
-      if (le)
-        throw new KinformerError(
-          ErrorCodes.INVALID_OPTION,
-          'controllerRing and leaderElection exclude each other: a shard runs under its shard Lease',
-        );
-      const ring = new ControllerRing(ringOptions, ringOptions.identity ?? defaultShardIdentity());
-      this.#ring = ring;
-      leaseLabels = ring.leaseLabels();
-      // The shard Lease is leader election on a Lease of one's own: name = holderIdentity = identity.
-      // The rest (namespace, the Lease timings, onLeadershipChange) carries over as it is.
-      const { name: _ring, identity: _identity, kinds: _kinds, ...lease } = ringOptions;
-      le = { ...lease, name: ring.identity, identity: ring.identity, releaseOnCancel: true };
-    }
-    if (le) {
-      if (kubeConfig === undefined)
-        throw new KinformerError(ErrorCodes.INVALID_OPTION, 'leader election needs a KubeConfig');
-      const lock =
-        le.lock ??
-        new LeaseLock(kubeConfig, {
-          namespace: le.namespace,
-          name: le.name,
-          identity: le.identity ?? defaultIdentity(),
-          ...(leaseLabels === undefined ? {} : { labels: leaseLabels }),
-        });
-      this.#elector = new LeaderElector({
-        lock,
-        releaseOnCancel: le.releaseOnCancel ?? true,
-        clock: this.#clock,
-        ...(le.leaseDurationMs === undefined ? {} : { leaseDurationMs: le.leaseDurationMs }),
-        ...(le.renewDeadlineMs === undefined ? {} : { renewDeadlineMs: le.renewDeadlineMs }),
-        ...(le.retryPeriodMs === undefined ? {} : { retryPeriodMs: le.retryPeriodMs }),
-        ...(options.logger === undefined ? {} : { logger: options.logger }),
-        callbacks: {
-          onStartedLeading: (signal) => this.#lead(signal, le.onLeadershipChange),
-          onStoppedLeading: () => {
-            if (!this.#leading) return;
-            this.#leading = false;
-            safely(() => le.onLeadershipChange?.(false), this.#logger);
-          },
-        },
-      });
-    }
+    const election = managerElection(kubeConfig, options, this.#clock, {
+      onStartedLeading: (signal, le) => this.#lead(signal, le.onLeadershipChange),
+      onStoppedLeading: (le) => {
+        if (!this.#leading) return;
+        this.#leading = false;
+        safely(() => le.onLeadershipChange?.(false), this.#logger);
+      },
+    });
+    this.#elector = election.elector;
+    this.#ring = election.ring;
   }
 
   /** Starts building a controller named `name` (unique within the Manager). */
@@ -189,7 +156,7 @@ export class Manager {
       options.transform === undefined
         ? this.#cache.transformOf(kind)
         : this.#cache.withStrip(kind, options.transform as unknown as (obj: KubeObject) => KubeObject);
-    const found = this.#findInformer(kind, scope, transform);
+    const found = this.#informers.find(kind, scope, transform);
     if (found !== undefined) return found.pair as unknown as InformerAndLister<U>;
     const pair = this.factory.forResource<T>(kind, {
       ...(scope.namespace === undefined ? {} : { namespace: scope.namespace }),
@@ -198,11 +165,7 @@ export class Manager {
       ...(scope.metadataOnly ? { metadataOnly: true } : {}),
       ...(transform === undefined ? {} : { transform: transform as <X extends KubeObject>(obj: X) => X }),
     });
-    this.#addInformer({
-      kind: kindString(kind),
-      namespace: scope.namespace ?? this.#options.namespace ?? '',
-      selectors: `${scope.labelSelector ?? ''}&${scope.fieldSelector ?? ''}`,
-      metadataOnly: scope.metadataOnly,
+    this.#informers.add(kind, scope, {
       transform,
       projected: options.transform !== undefined,
       pair: pair as unknown as InformerAndLister<KubeObject>,
@@ -295,28 +258,6 @@ export class Manager {
     return await this.client.get(kind, splitMetaNamespaceKey(key), options);
   }
 
-  #findInformer(
-    kind: Kind,
-    scope: { namespace?: string; labelSelector?: string; fieldSelector?: string; metadataOnly: boolean },
-    transform: ((obj: KubeObject) => KubeObject) | undefined,
-  ): InformerEntry | undefined {
-    const namespace = scope.namespace ?? this.#options.namespace ?? '';
-    const selectors = `${scope.labelSelector ?? ''}&${scope.fieldSelector ?? ''}`;
-    const same = [...this.#informers.values()].filter(
-      (e) => e.kind === kindString(kind) && e.namespace === namespace && e.selectors === selectors,
-    );
-    return (
-      same.find((e) => e.metadataOnly === scope.metadataOnly && e.transform === transform) ??
-      // The full objects hold the metadata: no second informer for a metadata-only request.
-      (scope.metadataOnly ? same.find((e) => !e.metadataOnly && !e.projected) : undefined)
-    );
-  }
-
-  #addInformer(entry: InformerEntry): void {
-    // The factory warns when one kind is cached twice in one scope.
-    this.#informers.set(entry.pair.informer.name, entry);
-  }
-
   /**
    * Reads `key` of `kind` as a reconcile sees it: the controller's own writes first (the
    * read-your-writes overlay), then the shared cache. Needs an informer for the kind (a controller's
@@ -404,25 +345,7 @@ export class Manager {
 
   /** The `/readyz` checks: ping, and every informer synced (the failure names each one and why). */
   readyChecks(): HealthCheck[] {
-    const informers = (): SharedIndexInformer<KubeObject>[] =>
-      [...this.#informers.values()].map((e) => e.pair.informer);
-    return [
-      pingCheck,
-      {
-        name: 'informer-sync',
-        check: () => {
-          const pending = informers().filter((i) => !i.hasSynced());
-          if (pending.length === 0 && this.#started) return undefined;
-          if (!this.#started) return 'not started';
-          return pending
-            .map((i) => {
-              const err = i.syncError();
-              return err === undefined ? `${i.name} not synced` : `${i.name}: ${err.code} ${err.message}`;
-            })
-            .join('; ');
-        },
-      },
-    ];
+    return [pingCheck, this.#informers.syncCheck(() => this.#started)];
   }
 
   #stopSignal: AbortSignal | undefined;
@@ -450,7 +373,14 @@ export class Manager {
     const workers = new AbortController(); // aborts first on stop, so reconciles end before the Lease is released
     stop.signal.addEventListener('abort', () => workers.abort(stop.signal.reason), { once: true });
     try {
-      if (this.#options.probes !== undefined) await this.#serveProbes(this.#options.probes);
+      const probes = this.#options.probes;
+      if (probes !== undefined)
+        this.#server = await startProbeServer(
+          probes,
+          this.readyChecks(),
+          this.#options.metrics?.registry,
+          this.#logger,
+        );
       const warm = this.#elector === undefined || (this.#options.warmup ?? true);
       for (const c of this.#controllers) if (!c.leader || warm) c.controller.watch();
       if (warm) this.factory.start(stop.signal);
@@ -500,7 +430,8 @@ export class Manager {
       await this.#ownRecorder?.shutdown();
     } finally {
       signal.removeEventListener('abort', onAbort);
-      await this.#closeServer();
+      await closeProbeServer(this.#server);
+      this.#server = undefined;
     }
     if (this.#stopReason !== undefined) {
       throw isKinformerError(this.#stopReason)
@@ -710,68 +641,7 @@ export class Manager {
 
   /** The informer `get` reads `kind` from in `namespace`: a full one, or metadata-only when the policy says so. */
   #fullInformerOf(kind: Kind, namespace: string): InformerAndLister<KubeObject> | undefined {
-    const metadataOnly = this.#cache.of(kind)?.metadataOnly === true;
-    const key = kindString(kind);
-    for (const e of this.#informers.values())
-      if (
-        e.kind === key &&
-        e.metadataOnly === metadataOnly &&
-        !e.projected &&
-        (e.namespace === '' || e.namespace === namespace)
-      )
-        return e.pair;
-    return undefined;
-  }
-
-  async #serveProbes(probes: { port: number; host?: string }): Promise<void> {
-    const health = createHealthHandler({
-      healthz: [pingCheck],
-      readyz: this.readyChecks(),
-      onFailure: (endpoint, report) =>
-        this.#logger.warn(
-          { endpoint, failed: report.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.reason ?? ''}`) },
-          'probe failed',
-        ),
-    });
-    const registry = this.#options.metrics?.registry;
-    const metrics = registry === undefined ? undefined : createMetricsHandler(registry);
-    const server = createServer((req, res) => {
-      if (health(req, res)) return;
-      if (metrics !== undefined && metrics(req, res)) return;
-      res.statusCode = 404;
-      res.end('404 page not found\n');
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(probes.port, probes.host ?? '0.0.0.0', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    this.#server = server;
-  }
-
-  async #closeServer(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
-    if (server === undefined) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
-
-/** `$POD_NAME`, else `<hostname>_<random>` (client-go's examples use the hostname plus a UUID). */
-function defaultIdentity(): string {
-  const pod = process.env['POD_NAME'];
-  if (pod) return pod;
-  return `${process.env['HOSTNAME'] ?? 'kinformer'}_${Math.random().toString(36).slice(2, 10)}`;
-}
-
-function safely(fn: () => void, logger: Logger): void {
-  try {
-    fn();
-  } catch (err) {
-    logger.error({ err }, 'onLeadershipChange threw');
+    return this.#informers.readable(kind, namespace, this.#cache.of(kind)?.metadataOnly === true);
   }
 }
 

@@ -1,15 +1,10 @@
 import { controllerRuntimeMetrics } from '@kinformer/prometheus';
 import { waitFor } from '@kinformer/test-tools';
-import type { V1ConfigMap } from '@kubernetes/client-node';
 import { httpGet } from './http.test.helpers.js';
 import { kinds } from './kinds.js';
 import type { RuntimeMetrics } from './metrics.js';
 import { TerminalError } from './terminalError.js';
-import { TestEnv } from './testing.js';
-
-function configMap(name: string): V1ConfigMap {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: {} };
-}
+import { configMap, perTestEnv } from './testEnv.test.helpers.js';
 
 /** The value of one sample line (`name{labels} value`), or undefined when absent. */
 function sample(text: string, series: string): number | undefined {
@@ -18,13 +13,7 @@ function sample(text: string, series: string): number | undefined {
 }
 
 describe('controllerRuntimeMetrics on a Manager', () => {
-  let env: TestEnv;
-  beforeEach(async () => {
-    env = await TestEnv.start();
-  });
-  afterEach(async () => {
-    await env.stop();
-  });
+  const env = perTestEnv();
 
   it("serves controller-runtime's metric names and labels, and the workqueue's, on /metrics", async () => {
     env.server.create(kinds.configMaps, configMap('ok'));

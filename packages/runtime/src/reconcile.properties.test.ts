@@ -11,11 +11,7 @@ import fc from 'fast-check';
 import { kinds } from './kinds.js';
 import type { ReconcileContext } from './reconcileContext.js';
 import { TerminalError } from './terminalError.js';
-import { TestEnv } from './testing.js';
-
-function configMap(name: string, data: Record<string, string> = {}): V1ConfigMap {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data };
-}
+import { configMap, perTestEnv } from './testEnv.test.helpers.js';
 
 const KEYS = 200;
 const EVENTS = 10_000;
@@ -37,13 +33,7 @@ async function pause(kind: number): Promise<void> {
 }
 
 describe('reconcile guarantees (Manager on FakeApiServer)', () => {
-  let env: TestEnv;
-  beforeEach(async () => {
-    env = await TestEnv.start();
-  });
-  afterEach(async () => {
-    await env.stop();
-  });
+  const env = perTestEnv();
 
   it(`never overlaps two reconciles of one key; each key's last reconcile sees its last resourceVersion (${EVENTS} events, ${KEYS} keys, concurrency 8)`, async () => {
     await fc.assert(
@@ -157,13 +147,7 @@ describe('reconcile guarantees (Manager on FakeApiServer)', () => {
 });
 
 describe('retry backoff on a fake clock (Manager on FakeApiServer)', () => {
-  let env: TestEnv;
-  beforeEach(async () => {
-    env = await TestEnv.start();
-  });
-  afterEach(async () => {
-    await env.stop();
-  });
+  const env = perTestEnv();
 
   /** controller-runtime's per-key backoff: 5 ms doubling, capped at 1,000 s. */
   const expectedDelay = (failures: number): number => Math.min(5 * 2 ** (failures - 1), 1_000_000);

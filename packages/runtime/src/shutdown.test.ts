@@ -9,23 +9,13 @@ import { httpGet } from './http.test.helpers.js';
 import { kinds } from './kinds.js';
 import type { Manager } from './manager.js';
 import type { ReconcileContext } from './reconcileContext.js';
-import { TestEnv } from './testing.js';
-
-function configMap(name: string): V1ConfigMap {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: {} };
-}
+import { configMap, perTestEnv } from './testEnv.test.helpers.js';
 
 const IN_FLIGHT = 20;
 const GRACEFUL_MS = 3_000;
 
 describe('Manager shutdown and hand-over', () => {
-  let env: TestEnv;
-  beforeEach(async () => {
-    env = await TestEnv.start();
-  });
-  afterEach(async () => {
-    await env.stop();
-  });
+  const env = perTestEnv();
 
   it(`a stopped leader ends its ${IN_FLIGHT} reconciles in flight within the graceful timeout, releases the Lease, and the standby leads within 3 s`, async () => {
     env.server.createMany(
