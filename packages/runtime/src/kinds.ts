@@ -1,9 +1,14 @@
 import type { GroupVersionResource, KubeObject } from '@kinformer/core';
 import type {
+  CoreV1Event,
+  V1ClusterRole,
+  V1ClusterRoleBinding,
   V1ConfigMap,
   V1CronJob,
   V1DaemonSet,
   V1Deployment,
+  V1EndpointSlice,
+  V1Endpoints,
   V1Ingress,
   V1Job,
   V1Lease,
@@ -11,6 +16,8 @@ import type {
   V1Node,
   V1Pod,
   V1ReplicaSet,
+  V1Role,
+  V1RoleBinding,
   V1Secret,
   V1Service,
   V1ServiceAccount,
@@ -72,60 +79,49 @@ export function kindString(kind: Kind): string {
     : `${kind.resource}.${kind.version}.${kind.group}`;
 }
 
-/** The built-in kinds, typed with `@kubernetes/client-node`'s models. */
+/** A built-in `v1` kind of `group` (`''`: the core group). */
+function builtIn<T extends KubeObject>(
+  group: string,
+  resource: string,
+  kind: string,
+  namespaced = true,
+): Kind<T> {
+  return defineKind<T>({ group, version: 'v1', resource, kind, namespaced });
+}
+
+const RBAC = 'rbac.authorization.k8s.io';
+
+/**
+ * The built-in kinds, typed with `@kubernetes/client-node`'s models: what the Manager's builders
+ * take, and what the typed informer factory (`factory.core.v1.pods()`) is built from.
+ */
 export const kinds = Object.freeze({
-  pods: defineKind<V1Pod>({ version: 'v1', resource: 'pods', kind: 'Pod' }),
-  configMaps: defineKind<V1ConfigMap>({ version: 'v1', resource: 'configmaps', kind: 'ConfigMap' }),
-  secrets: defineKind<V1Secret>({ version: 'v1', resource: 'secrets', kind: 'Secret' }),
-  services: defineKind<V1Service>({ version: 'v1', resource: 'services', kind: 'Service' }),
-  serviceAccounts: defineKind<V1ServiceAccount>({
-    version: 'v1',
-    resource: 'serviceaccounts',
-    kind: 'ServiceAccount',
-  }),
-  nodes: defineKind<V1Node>({ version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false }),
-  namespaces: defineKind<V1Namespace>({
-    version: 'v1',
-    resource: 'namespaces',
-    kind: 'Namespace',
-    namespaced: false,
-  }),
-  deployments: defineKind<V1Deployment>({
-    group: 'apps',
-    version: 'v1',
-    resource: 'deployments',
-    kind: 'Deployment',
-  }),
-  replicaSets: defineKind<V1ReplicaSet>({
-    group: 'apps',
-    version: 'v1',
-    resource: 'replicasets',
-    kind: 'ReplicaSet',
-  }),
-  statefulSets: defineKind<V1StatefulSet>({
-    group: 'apps',
-    version: 'v1',
-    resource: 'statefulsets',
-    kind: 'StatefulSet',
-  }),
-  daemonSets: defineKind<V1DaemonSet>({
-    group: 'apps',
-    version: 'v1',
-    resource: 'daemonsets',
-    kind: 'DaemonSet',
-  }),
-  jobs: defineKind<V1Job>({ group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job' }),
-  cronJobs: defineKind<V1CronJob>({ group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob' }),
-  ingresses: defineKind<V1Ingress>({
-    group: 'networking.k8s.io',
-    version: 'v1',
-    resource: 'ingresses',
-    kind: 'Ingress',
-  }),
-  leases: defineKind<V1Lease>({
-    group: 'coordination.k8s.io',
-    version: 'v1',
-    resource: 'leases',
-    kind: 'Lease',
-  }),
+  pods: builtIn<V1Pod>('', 'pods', 'Pod'),
+  configMaps: builtIn<V1ConfigMap>('', 'configmaps', 'ConfigMap'),
+  secrets: builtIn<V1Secret>('', 'secrets', 'Secret'),
+  services: builtIn<V1Service>('', 'services', 'Service'),
+  serviceAccounts: builtIn<V1ServiceAccount>('', 'serviceaccounts', 'ServiceAccount'),
+  /** Core `v1` Events (`CoreV1Event`). */
+  events: builtIn<CoreV1Event>('', 'events', 'Event'),
+  endpoints: builtIn<V1Endpoints>('', 'endpoints', 'Endpoints'),
+  nodes: builtIn<V1Node>('', 'nodes', 'Node', false),
+  namespaces: builtIn<V1Namespace>('', 'namespaces', 'Namespace', false),
+  deployments: builtIn<V1Deployment>('apps', 'deployments', 'Deployment'),
+  replicaSets: builtIn<V1ReplicaSet>('apps', 'replicasets', 'ReplicaSet'),
+  statefulSets: builtIn<V1StatefulSet>('apps', 'statefulsets', 'StatefulSet'),
+  daemonSets: builtIn<V1DaemonSet>('apps', 'daemonsets', 'DaemonSet'),
+  jobs: builtIn<V1Job>('batch', 'jobs', 'Job'),
+  cronJobs: builtIn<V1CronJob>('batch', 'cronjobs', 'CronJob'),
+  ingresses: builtIn<V1Ingress>('networking.k8s.io', 'ingresses', 'Ingress'),
+  endpointSlices: builtIn<V1EndpointSlice>('discovery.k8s.io', 'endpointslices', 'EndpointSlice'),
+  leases: builtIn<V1Lease>('coordination.k8s.io', 'leases', 'Lease'),
+  roles: builtIn<V1Role>(RBAC, 'roles', 'Role'),
+  roleBindings: builtIn<V1RoleBinding>(RBAC, 'rolebindings', 'RoleBinding'),
+  clusterRoles: builtIn<V1ClusterRole>(RBAC, 'clusterroles', 'ClusterRole', false),
+  clusterRoleBindings: builtIn<V1ClusterRoleBinding>(
+    RBAC,
+    'clusterrolebindings',
+    'ClusterRoleBinding',
+    false,
+  ),
 });

@@ -160,8 +160,8 @@ export class ManagedController<T extends KubeObject = KubeObject> {
   stats(): ControllerStats {
     return {
       ...this.#counts,
-      queued: this.#queue.len(),
-      waiting: this.#queue.waitingLen(),
+      queued: this.#queue.length(),
+      waiting: this.#queue.waitingLength(),
       active: this.#active,
     };
   }

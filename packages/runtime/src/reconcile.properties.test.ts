@@ -93,7 +93,7 @@ describe('reconcile guarantees (Manager on FakeApiServer)', () => {
             describe: () => ({ stale: stale().slice(0, 10), stats: controller.stats() }),
           });
           // The last reconcile of every key (none is queued any more) saw the server's final rv.
-          expect(controller.queue.len() + controller.queue.waitingLen()).toBe(0);
+          expect(controller.queue.length() + controller.queue.waitingLength()).toBe(0);
           expect(stale()).toEqual([]);
           // No two runs of a key overlapped: checked live, and again on the recorded intervals.
           expect(overlaps).toEqual([]);

@@ -172,8 +172,8 @@ async function settled<T>(p: Promise<T>): Promise<{ value: T } | undefined> {
 
 function checkCounts(m: Model, r: Real): void {
   expect({
-    ready: r.queue.len(),
-    waiting: r.queue.waitingLen(),
+    ready: r.queue.length(),
+    waiting: r.queue.waitingLength(),
     processing: r.queue.processing(),
   }).toEqual({ ready: m.count('ready'), waiting: m.count('waiting'), processing: m.count('processing') });
 }
@@ -299,7 +299,7 @@ describe('ReconcileQueue (model-based)', () => {
           checkCounts(m, r);
         }
         expect(m.keys.size).toBe(0);
-        expect(r.queue.len() + r.queue.waitingLen() + r.queue.processing()).toBe(0);
+        expect(r.queue.length() + r.queue.waitingLength() + r.queue.processing()).toBe(0);
         expect(await settled(r.queue.get())).toBeUndefined(); // nothing left: get() waits
       }),
       { numRuns: 100 },
@@ -312,12 +312,21 @@ describe('ReconcileQueue (model-based)', () => {
     q.add('k', { reason: 'first' });
     const first = await q.get();
     for (let i = 0; i < 100; i++) q.add('k', { reason: `update ${i % 3}` });
-    expect(q.len()).toBe(0); // held: not ready again while processing
+    expect(q.length()).toBe(0); // held: not ready again while processing
     const second = q.get();
     expect(await settled(second)).toBeUndefined();
     q.done(first!.key);
     expect((await settled(second))?.value?.reasons).toEqual(['update 0', 'update 1', 'update 2']);
     q.done('k');
-    expect(q.len() + q.waitingLen() + q.processing()).toBe(0);
+    expect(q.length() + q.waitingLength() + q.processing()).toBe(0);
+  });
+
+  it('keeps the deprecated len()/waitingLen() as aliases of length()/waitingLength()', () => {
+    const clock = new FakeClock();
+    const q = new ReconcileQueue({ clock });
+    q.add('ready');
+    q.add('later', { afterMs: 1_000 });
+    expect([q.len(), q.waitingLen()]).toEqual([q.length(), q.waitingLength()]);
+    expect([q.length(), q.waitingLength()]).toEqual([1, 1]);
   });
 });

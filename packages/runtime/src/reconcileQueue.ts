@@ -264,16 +264,26 @@ export class ReconcileQueue {
     this.#states.delete(key);
   }
 
-  /** Keys ready to run now (not those processing or waiting out a delay). */
-  len(): number {
+  /** Keys ready to run now (not those processing or waiting out a delay); WorkQueue's `length()`. */
+  length(): number {
     return this.#readyCount;
   }
 
   /** Keys waiting out a delay. */
-  waitingLen(): number {
+  waitingLength(): number {
     let n = 0;
     for (const s of this.#states.values()) if (!s.processing && s.readySeq === 0) n++;
     return n;
+  }
+
+  /** @deprecated Use {@link length} (one spelling with WorkQueue and the FIFOs). */
+  len(): number {
+    return this.length();
+  }
+
+  /** @deprecated Use {@link waitingLength}. */
+  waitingLen(): number {
+    return this.waitingLength();
   }
 
   /** Keys handed to workers and not done yet. */
