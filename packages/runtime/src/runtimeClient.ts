@@ -35,6 +35,11 @@ export interface DeleteOptions extends WriteOptions {
   gracePeriodSeconds?: number;
 }
 
+/** Options of a read or write call: its abort signal. */
+interface Signal {
+  signal?: AbortSignal;
+}
+
 /**
  * The client a reconcile writes with (`ctx.client`): typed by {@link Kind}, every failure a
  * `KinformerError` carrying the server's `Status`. Every successful write is recorded in the
@@ -43,54 +48,29 @@ export interface DeleteOptions extends WriteOptions {
  */
 export interface RuntimeClient {
   /** Reads from the API server (not the cache); `undefined` on 404. */
-  get<T extends KubeObject>(
-    kind: Kind<T>,
-    ref: ObjectRef,
-    options?: { signal?: AbortSignal },
-  ): Promise<T | undefined>;
-  create<T extends KubeObject>(
-    kind: Kind<T>,
-    obj: T,
-    options?: WriteOptions & { signal?: AbortSignal },
-  ): Promise<T>;
+  get<T extends KubeObject>(kind: Kind<T>, ref: ObjectRef, options?: Signal): Promise<T | undefined>;
+  create<T extends KubeObject>(kind: Kind<T>, obj: T, options?: WriteOptions & Signal): Promise<T>;
   /** A full replace, conditional on `obj.metadata.resourceVersion` when set (409 when stale). */
-  update<T extends KubeObject>(
-    kind: Kind<T>,
-    obj: T,
-    options?: WriteOptions & { signal?: AbortSignal },
-  ): Promise<T>;
+  update<T extends KubeObject>(kind: Kind<T>, obj: T, options?: WriteOptions & Signal): Promise<T>;
   patch<T extends KubeObject>(
     kind: Kind<T>,
     ref: ObjectRef,
     patch: unknown,
-    options?: PatchOptions & { signal?: AbortSignal },
+    options?: PatchOptions & Signal,
   ): Promise<T>;
   /** Server-side apply of `obj` (a partial object: the fields this manager owns). */
-  apply<T extends KubeObject>(
-    kind: Kind<T>,
-    obj: T,
-    options?: ApplyOptions & { signal?: AbortSignal },
-  ): Promise<T>;
+  apply<T extends KubeObject>(kind: Kind<T>, obj: T, options?: ApplyOptions & Signal): Promise<T>;
   /** Replaces the `status` subresource. */
-  updateStatus<T extends KubeObject>(
-    kind: Kind<T>,
-    obj: T,
-    options?: WriteOptions & { signal?: AbortSignal },
-  ): Promise<T>;
+  updateStatus<T extends KubeObject>(kind: Kind<T>, obj: T, options?: WriteOptions & Signal): Promise<T>;
   /** Patches the `status` subresource. */
   patchStatus<T extends KubeObject>(
     kind: Kind<T>,
     ref: ObjectRef,
     patch: unknown,
-    options?: PatchOptions & { signal?: AbortSignal },
+    options?: PatchOptions & Signal,
   ): Promise<T>;
   /** Deletes; resolves `false` when it was already gone (404). */
-  delete(kind: Kind, ref: ObjectRef, options?: DeleteOptions & { signal?: AbortSignal }): Promise<boolean>;
-}
-
-/** Options of a read or write call: its abort signal. */
-interface Signal {
-  signal?: AbortSignal;
+  delete(kind: Kind, ref: ObjectRef, options?: DeleteOptions & Signal): Promise<boolean>;
 }
 
 /**
