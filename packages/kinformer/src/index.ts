@@ -101,4 +101,5 @@ export type {
   RbacV1Informers,
   TypedInformerAccessor,
   TypedInformerGroups,
+  TypedInformers,
 } from './typedInformers.js';
