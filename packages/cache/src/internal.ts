@@ -2,8 +2,7 @@
  * `@kinformer/cache/internal`: what `@kinformer/controller` applies a relist with. Not public API: no
  * compatibility promise, not re-exported by `kinformer`.
  */
-export type { StoreReplacement } from './cache.js';
-export { replaceWithDiff } from './cache.js';
+export { replaceWithDiff, type StoreReplacement } from './cache.js';
 export type { ThreadSafeStoreOptions } from './threadSafeStore.js';
 export type { ThreadSafeStoreTransaction, TransactionType } from './transaction.js';
 export type { ListerSource } from './lister.js';

@@ -68,6 +68,24 @@ export interface CredentialLease {
   rejected(): void;
 }
 
+/**
+ * Puts `Authorization: Bearer <token>` into `options` unless `token` is empty or the user also has a
+ * static token (which client-node lets win), and returns the credential's lease, whose `rejected` is
+ * `forget`.
+ */
+export function bearerLease(
+  options: { headers?: Record<string, unknown> },
+  user: User,
+  token: string | undefined,
+  forget: () => void,
+): CredentialLease {
+  if (token && !user.token) {
+    options.headers ??= {};
+    options.headers.Authorization = `Bearer ${token}`;
+  }
+  return { rejected: forget };
+}
+
 /** The exec config of a user, from `exec` or an `exec` auth provider (as client-node reads it). */
 export function execConfigOf(user: User | null | undefined): ExecConfig | undefined {
   if (!user) return undefined;
@@ -140,17 +158,11 @@ export async function applyExecCredential(
   const { status } = credential;
   if (status.clientCertificateData) options.cert = status.clientCertificateData;
   if (status.clientKeyData) options.key = status.clientKeyData;
-  if (status.token && !user.token) {
-    options.headers ??= {};
-    options.headers.Authorization = `Bearer ${status.token}`;
-  }
   const used = credential;
   const slot = entry;
-  return {
-    rejected: () => {
-      if (slot.cached === used) slot.cached = undefined;
-    },
-  };
+  return bearerLease(options, user, status.token, () => {
+    if (slot.cached === used) slot.cached = undefined;
+  });
 }
 
 /** Waits for a run of the plugin (starting one unless one is in flight), or until `signal` aborts. */

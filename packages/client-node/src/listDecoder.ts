@@ -92,6 +92,49 @@ const Mode = {
 } as const;
 type Mode = (typeof Mode)[keyof typeof Mode];
 
+/**
+ * At a member of the list object (a key) or of `items` (an item): the container's closer right after
+ * its opener ends it (empty), the member's first byte begins it, anything else is an error.
+ */
+const AT_MEMBER = {
+  [Mode.key]: {
+    close: CLOSE_BRACE,
+    closed: Mode.done,
+    opens: QUOTE,
+    collect: 'key',
+    error: 'is not valid JSON (expected a key)',
+  },
+  [Mode.item]: {
+    close: CLOSE_BRACKET,
+    closed: Mode.afterValue,
+    opens: OPEN_BRACE,
+    collect: 'item',
+    error: 'is not a list (an item is not an object)',
+  },
+} as const satisfies Record<
+  number,
+  { close: number; closed: Mode; opens: number; collect: Collecting; error: string }
+>;
+
+/**
+ * After a member of the list object (a top-level value) or of `items` (an item): a `,` goes on to the
+ * next member, the container's closer ends it, anything else is an error.
+ */
+const AFTER_MEMBER = {
+  [Mode.afterValue]: {
+    next: Mode.key,
+    close: CLOSE_BRACE,
+    closed: Mode.done,
+    error: 'is not valid JSON (expected "," or "}")',
+  },
+  [Mode.afterItem]: {
+    next: Mode.item,
+    close: CLOSE_BRACKET,
+    closed: Mode.afterValue,
+    error: 'is not valid JSON (expected "," or "]" between items)',
+  },
+} as const satisfies Record<number, { next: Mode; close: number; closed: Mode; error: string }>;
+
 /** What the value being collected is. */
 type Collecting = 'key' | 'value' | 'item' | 'null-items';
 
@@ -308,12 +351,15 @@ export class ListDecoder<T> {
           i++;
           break;
         case Mode.key:
-          if (c === CLOSE_BRACE && this.first) {
-            this.mode = Mode.done;
+        case Mode.item: {
+          const at = AT_MEMBER[this.mode];
+          if (c === at.close && this.first) {
+            this.mode = at.closed;
             i++;
-          } else if (c === QUOTE) i = this.begin('key', c, i);
-          else throw this.bad('is not valid JSON (expected a key)', base + i);
+          } else if (c === at.opens) i = this.begin(at.collect, c, i);
+          else throw this.bad(at.error, base + i);
           break;
+        }
         case Mode.colon:
           if (c !== COLON) throw this.bad('is not valid JSON (expected ":")', base + i);
           this.mode = Mode.value;
@@ -331,28 +377,16 @@ export class ListDecoder<T> {
           else throw this.bad('is not a list (items is not an array)', base + i);
           break;
         case Mode.afterValue:
+        case Mode.afterItem: {
+          const after = AFTER_MEMBER[this.mode];
           if (c === COMMA) {
-            this.mode = Mode.key;
+            this.mode = after.next;
             this.first = false;
-          } else if (c === CLOSE_BRACE) this.mode = Mode.done;
-          else throw this.bad('is not valid JSON (expected "," or "}")', base + i);
+          } else if (c === after.close) this.mode = after.closed;
+          else throw this.bad(after.error, base + i);
           i++;
           break;
-        case Mode.item:
-          if (c === CLOSE_BRACKET && this.first) {
-            this.mode = Mode.afterValue;
-            i++;
-          } else if (c === OPEN_BRACE) i = this.begin('item', c, i);
-          else throw this.bad('is not a list (an item is not an object)', base + i);
-          break;
-        case Mode.afterItem:
-          if (c === COMMA) {
-            this.mode = Mode.item;
-            this.first = false;
-          } else if (c === CLOSE_BRACKET) this.mode = Mode.afterValue;
-          else throw this.bad('is not valid JSON (expected "," or "]" between items)', base + i);
-          i++;
-          break;
+        }
         case Mode.done:
           throw this.bad('is not valid JSON (data after the list)', base + i);
       }

@@ -125,6 +125,16 @@ interface Request {
 
 const NEVER = new AbortController().signal;
 
+/** The HTTP method of each write verb. */
+const WRITE_METHODS = { create: 'POST', update: 'PUT', patch: 'PATCH', apply: 'PATCH' } as const;
+
+/** Where a write goes: a collection (no `name`) or an object, and optionally its subresource. */
+interface WriteTarget {
+  namespace?: string | undefined;
+  name?: string | undefined;
+  subresource?: 'status' | 'scale' | undefined;
+}
+
 function keyOf(obj: KubeObject, verb: string): ObjectKey {
   const meta = obj.metadata;
   if (typeof meta?.name !== 'string' || meta.name === '') {
@@ -208,17 +218,7 @@ export class ObjectClient {
     obj: T,
     options: WriteCallOptions = {},
   ): Promise<T> {
-    return this.#write<T>(
-      'create',
-      'POST',
-      gvr,
-      obj.metadata?.namespace,
-      undefined,
-      undefined,
-      obj,
-      JSON_TYPE,
-      options,
-    );
+    return this.#write<T>('create', gvr, { namespace: obj.metadata?.namespace }, obj, JSON_TYPE, options);
   }
 
   /** PUTs an object; a set `metadata.resourceVersion` must be current (else 409 Conflict). */
@@ -227,8 +227,7 @@ export class ObjectClient {
     obj: T,
     options: WriteCallOptions = {},
   ): Promise<T> {
-    const key = keyOf(obj, 'update');
-    return this.#write<T>('update', 'PUT', gvr, key.namespace, key.name, undefined, obj, JSON_TYPE, options);
+    return this.#write<T>('update', gvr, keyOf(obj, 'update'), obj, JSON_TYPE, options);
   }
 
   /** PUTs an object's `status` (only the status changes). */
@@ -237,8 +236,8 @@ export class ObjectClient {
     obj: T,
     options: WriteCallOptions = {},
   ): Promise<T> {
-    const key = keyOf(obj, 'updateStatus');
-    return this.#write<T>('update', 'PUT', gvr, key.namespace, key.name, 'status', obj, JSON_TYPE, options);
+    const at = { ...keyOf(obj, 'updateStatus'), subresource: 'status' } as const;
+    return this.#write<T>('update', gvr, at, obj, JSON_TYPE, options);
   }
 
   /** PATCHes an object (merge patch unless `type` says otherwise). */
@@ -248,8 +247,7 @@ export class ObjectClient {
     patch: unknown,
     options: PatchCallOptions = {},
   ): Promise<T> {
-    const type = PATCH_TYPES[options.type ?? 'merge'];
-    return this.#write<T>('patch', 'PATCH', gvr, key.namespace, key.name, undefined, patch, type, options);
+    return this.#write<T>('patch', gvr, key, patch, PATCH_TYPES[options.type ?? 'merge'], options);
   }
 
   /** PATCHes an object's `status`. */
@@ -259,8 +257,8 @@ export class ObjectClient {
     patch: unknown,
     options: PatchCallOptions = {},
   ): Promise<T> {
-    const type = PATCH_TYPES[options.type ?? 'merge'];
-    return this.#write<T>('patch', 'PATCH', gvr, key.namespace, key.name, 'status', patch, type, options);
+    const at = { ...key, subresource: 'status' } as const;
+    return this.#write<T>('patch', gvr, at, patch, PATCH_TYPES[options.type ?? 'merge'], options);
   }
 
   /**
@@ -310,29 +308,17 @@ export class ObjectClient {
     scale: number | V1Scale,
     options: WriteCallOptions = {},
   ): Promise<V1Scale> {
+    const at = { ...key, subresource: 'scale' } as const;
     if (typeof scale === 'number')
       return this.#write<V1Scale>(
         'patch',
-        'PATCH',
         gvr,
-        key.namespace,
-        key.name,
-        'scale',
+        at,
         { spec: { replicas: scale } },
         PATCH_TYPES.merge,
         options,
       );
-    return this.#write<V1Scale>(
-      'update',
-      'PUT',
-      gvr,
-      key.namespace,
-      key.name,
-      'scale',
-      scale,
-      JSON_TYPE,
-      options,
-    );
+    return this.#write<V1Scale>('update', gvr, at, scale, JSON_TYPE, options);
   }
 
   /**
@@ -381,29 +367,28 @@ export class ObjectClient {
         ),
       );
     }
-    const key = keyOf(obj, 'apply');
-    return this.#write<T>('apply', 'PATCH', gvr, key.namespace, key.name, subresource, obj, APPLY_TYPE, {
+    const at = { ...keyOf(obj, 'apply'), subresource };
+    return this.#write<T>('apply', gvr, at, obj, APPLY_TYPE, {
       ...options,
       fieldManager,
       ...(options.force === true ? { force: true } : {}),
     });
   }
 
+  /** A write of `body` to the object (or, with no `name`, the collection) at `at`. */
   #write<T>(
-    verb: string,
-    method: string,
+    verb: keyof typeof WRITE_METHODS,
     gvr: GroupVersionResource,
-    namespace: string | undefined,
-    name: string | undefined,
-    subresource: 'status' | 'scale' | undefined,
+    at: WriteTarget,
     body: unknown,
     contentType: string,
     options: WriteCallOptions & { force?: boolean },
   ): Promise<T> {
     const fieldManager = options.fieldManager ?? this.#fieldManager;
+    const { namespace, name, subresource } = at;
     return this.#send<T>({
       verb,
-      method,
+      method: WRITE_METHODS[verb],
       gvr,
       namespace,
       name,

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { KubeConfig, User } from '@kubernetes/client-node';
-import type { CredentialLease } from './execCredential.js';
+import { bearerLease, type CredentialLease } from './execCredential.js';
 
 /**
  * How long a token read from a file is used before the file is read again: client-go's
@@ -54,15 +54,9 @@ export async function applyTokenFile(
     read = { token: (await readFile(file, 'utf8')).trim(), readAt: now };
     perFile.set(file, read);
   }
-  if (read.token !== '' && !user.token) {
-    options.headers ??= {};
-    options.headers.Authorization = `Bearer ${read.token}`;
-  }
   const used = read;
   const slot = perFile;
-  return {
-    rejected: () => {
-      if (slot.get(file) === used) slot.delete(file);
-    },
-  };
+  return bearerLease(options, user, read.token, () => {
+    if (slot.get(file) === used) slot.delete(file);
+  });
 }

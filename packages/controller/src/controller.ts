@@ -1,5 +1,5 @@
 import { ErrorCodes, ExponentialBackoff, isKinformerError, KinformerError, realClock } from '@kinformer/core';
-import { componentLogger } from '@kinformer/core/internal';
+import { componentLogger, definedProps } from '@kinformer/core/internal';
 import type { Clock, KubeObject, Logger } from '@kinformer/core';
 import { RequeueError } from '@kinformer/delta-fifo';
 import type { Deltas, PopProcessFunc, Queue } from '@kinformer/delta-fifo';
@@ -66,6 +66,18 @@ export interface ControllerOptions<T extends KubeObject> {
   >;
 }
 
+/** What the controller reads from its reflector. */
+type ReflectorReadout = Pick<Reflector<KubeObject>, 'lastSyncResourceVersion' | 'isWatching'> & {
+  stats(): ReflectorStats | undefined;
+};
+
+/** The readout before `run` built the reflector: no resourceVersion, no watch, no counters. */
+const NOT_RUNNING: ReflectorReadout = {
+  lastSyncResourceVersion: () => '',
+  isWatching: () => false,
+  stats: () => undefined,
+};
+
 /**
  * client-go's low-level controller: a {@link Reflector} lists and watches into `queue`, and a process
  * loop pops items and hands them to `process`, one at a time (or in batches with `processBatch` and
@@ -77,7 +89,7 @@ export class Controller<T extends KubeObject> {
   readonly #queue: Queue<T>;
   readonly #logger: Logger;
   readonly #clock: Clock;
-  #reflector: Reflector<T> | undefined;
+  #reflector: ReflectorReadout = NOT_RUNNING;
   #started = false;
   #syncedNotified = false;
 
@@ -117,12 +129,14 @@ export class Controller<T extends KubeObject> {
     const o = this.#options;
     const reflector = new Reflector<T>(o.listerWatcher, this.#reflectorStore(), {
       ...o.reflectorOptions,
-      ...(o.name === undefined ? {} : { name: o.name }),
-      ...(o.objectType === undefined ? {} : { expectedType: o.objectType }),
-      ...(o.fullResyncPeriodMs === undefined ? {} : { resyncPeriodMs: o.fullResyncPeriodMs }),
-      ...(o.shouldResync === undefined ? {} : { shouldResync: o.shouldResync }),
-      ...(o.watchErrorHandler === undefined ? {} : { watchErrorHandler: o.watchErrorHandler }),
-      ...(o.logger === undefined ? {} : { logger: o.logger }),
+      ...definedProps({
+        name: o.name,
+        expectedType: o.objectType,
+        resyncPeriodMs: o.fullResyncPeriodMs,
+        shouldResync: o.shouldResync,
+        watchErrorHandler: o.watchErrorHandler,
+        logger: o.logger,
+      }),
       clock: this.#clock,
     });
     this.#reflector = reflector;
@@ -158,17 +172,17 @@ export class Controller<T extends KubeObject> {
 
   /** The reflector's last synced resourceVersion; `''` before `run`. */
   lastSyncResourceVersion(): string {
-    return this.#reflector?.lastSyncResourceVersion() ?? '';
+    return this.#reflector.lastSyncResourceVersion();
   }
 
   /** Whether the reflector currently has a watch open (false before `run`). */
   isWatching(): boolean {
-    return this.#reflector?.isWatching() ?? false;
+    return this.#reflector.isWatching();
   }
 
   /** The reflector's counters (lists, relists, watch restarts, 410s, events, stalls…), once running. */
   reflectorStats(): ReflectorStats | undefined {
-    return this.#reflector?.stats();
+    return this.#reflector.stats();
   }
 
   async #processLoop(signal: AbortSignal): Promise<void> {

@@ -2,6 +2,5 @@
  * `@kinformer/controller/internal`: what `@kinformer/informer` builds its informers from. Not public
  * API: no compatibility promise, not re-exported by `kinformer`.
  */
-export type { InformerQueueOptions } from './newInformer.js';
-export { newInformerQueue } from './newInformer.js';
+export { type InformerQueueOptions, newInformerQueue } from './newInformer.js';
 export { processDeltasBatch } from './processDeltas.js';

@@ -2,6 +2,7 @@ import { newIndexer, newStore } from '@kinformer/cache';
 import type { Indexer, Indexers, Store } from '@kinformer/cache';
 import { deletionHandlingMetaNamespaceKeyFunc } from '@kinformer/core';
 import type { Clock, KeyFunc, KubeObject, Logger } from '@kinformer/core';
+import { definedProps } from '@kinformer/core/internal';
 import { AtomicFIFO, DeltaFIFO, RealFIFO } from '@kinformer/delta-fifo';
 import type { Queue, TransformFunc } from '@kinformer/delta-fifo';
 import type { ListerWatcher, WatchErrorHandler } from '@kinformer/reflector';
@@ -97,13 +98,15 @@ function buildController<T extends KubeObject>(
     listerWatcher,
     process: (deltas, isInInitialList) => processDeltas(handler, store, deltas, isInInitialList),
     processBatch: (batch, isInInitialList) => processDeltasBatch(handler, store, batch, isInInitialList),
-    ...(options.resyncPeriodMs === undefined ? {} : { fullResyncPeriodMs: options.resyncPeriodMs }),
-    ...(options.objectType === undefined ? {} : { objectType: options.objectType }),
-    ...(options.name === undefined ? {} : { name: options.name }),
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-    ...(options.logger === undefined ? {} : { logger: options.logger }),
-    ...(options.watchErrorHandler === undefined ? {} : { watchErrorHandler: options.watchErrorHandler }),
-    ...(options.reflectorOptions === undefined ? {} : { reflectorOptions: options.reflectorOptions }),
+    ...definedProps({
+      fullResyncPeriodMs: options.resyncPeriodMs,
+      objectType: options.objectType,
+      name: options.name,
+      clock: options.clock,
+      logger: options.logger,
+      watchErrorHandler: options.watchErrorHandler,
+      reflectorOptions: options.reflectorOptions,
+    }),
   });
 }
 
@@ -141,10 +144,12 @@ function newQueue<T extends KubeObject>(
   const queueName = atomic ? 'AtomicFIFO' : kind;
   const common = {
     keyFunction: keyFunc<T>(),
-    ...(options.transform === undefined ? {} : { transformer: options.transform }),
-    ...(options.name === undefined ? {} : { name: `${queueName} ${options.name}` }),
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...definedProps({
+      transformer: options.transform,
+      name: options.name === undefined ? undefined : `${queueName} ${options.name}`,
+      clock: options.clock,
+      logger: options.logger,
+    }),
   };
   if (atomic) return new AtomicFIFO<T>({ ...common, emitDeltaTypeBookmark: true });
   return kind === 'DeltaFIFO'

@@ -3,36 +3,43 @@
  * API: no compatibility promise, not re-exported by `kinformer`.
  */
 export { RingBuffer } from './ringBuffer.js';
-export type { WaitForOptions, WakeSource } from './waitFor.js';
-export { waitFor } from './waitFor.js';
-export { groupVersionString, gvrString, hasObjectMeta } from './types.js';
+export { waitFor, type WaitForOptions, type WakeSource } from './waitFor.js';
 export {
+  groupVersionString,
+  gvrString,
+  hasObjectMeta,
+  resourceVersionOf,
+  type ShardInfo,
+  type StatusCause,
+} from './types.js';
+export {
+  abortError,
   isExpiredError,
   isTooLargeResourceVersionError,
   isTooLargeResourceVersionStatus,
   isTooManyRequestsError,
 } from './errors.js';
-export type { LogFormat } from './logger.js';
-export { DEFAULT_LOG_LEVEL, REDACT_PATHS, componentLogger } from './logger.js';
-export type { Censor } from './logRedaction.js';
-export { isSecretKey, redactForLog, redactString } from './logRedaction.js';
+export {
+  componentLogger,
+  DEFAULT_LOG_LEVEL,
+  getDefaultLogger,
+  type LogFormat,
+  REDACT_PATHS,
+} from './logger.js';
+export { type Censor, isSecretKey, redactForLog, redactString } from './logRedaction.js';
 export { errorText, formatLogLine } from './logFormat.js';
 export { defaultFreezeObjects } from './freeze.js';
 export {
-  MAX_OBJECT_DEPTH,
   jsonNestingExceeds,
+  MAX_OBJECT_DEPTH,
   objectDepth,
   objectTooDeepError,
   validateResourceVersion,
 } from './wireValidation.js';
-export type { StatusCause } from './types.js';
 export type { ExplicitKey } from './keys.js';
-export { abortError } from './errors.js';
+export { rejectOnAbort } from './rejectOnAbort.js';
+export { type DefinedProps, definedProps } from './definedProps.js';
 export type { LabelRequirement, LabelSelectorOperator } from './labelSelector.js';
 export type { FieldRequirement, FieldSelectorOperator } from './fieldSelector.js';
 export type { Timer } from './clock.js';
-export { resourceVersionOf } from './types.js';
-export { getDefaultLogger } from './logger.js';
-export type { ShardInfo } from './types.js';
-export type { ShardField } from './shardSelector.js';
-export { SHARD_HASH_SPACE_END, shardBound } from './shardSelector.js';
+export { SHARD_HASH_SPACE_END, shardBound, type ShardField } from './shardSelector.js';

@@ -1,6 +1,5 @@
 import { ErrorCodes, KinformerError } from '@kinformer/core';
-import type { EventType } from './eventCorrelator.js';
-import type { EventObject, EventOptions, EventRecorder } from './eventRecorder.js';
+import type { EventRecorder } from './eventRecorder.js';
 
 /** Options of {@link FakeRecorder}. */
 export interface FakeRecorderOptions {
@@ -34,14 +33,11 @@ export class FakeRecorder implements EventRecorder {
     this.#includeObject = options.includeObject ?? false;
   }
 
-  /** Appends the event's line to {@link FakeRecorder.events} (see {@link EventRecorder.event}). */
-  event(
-    regarding: EventObject,
-    type: EventType,
-    reason: string,
-    note: string,
-    options: EventOptions = {},
-  ): void {
+  /**
+   * Appends the event's line to {@link FakeRecorder.events} (see {@link EventRecorder.event}). Typed by the
+   * interface, and bound: `recorder.event` can be passed around.
+   */
+  readonly event: EventRecorder['event'] = (regarding, type, reason, note, options = {}) => {
     let line = `${type} ${reason} ${note}`;
     if (this.#includeObject)
       line += ` involvedObject{kind=${regarding.kind ?? ''},apiVersion=${regarding.apiVersion ?? ''}}`;
@@ -52,7 +48,7 @@ export class FakeRecorder implements EventRecorder {
     }
     this.events.push(line);
     for (const wake of [...this.#waiters]) wake();
-  }
+  };
 
   /** The next line not read yet by `next()`, waiting for it when there is none. */
   next(options: FakeRecorderNextOptions = {}): Promise<string> {

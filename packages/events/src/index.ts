@@ -1,13 +1,12 @@
 export type { EventType, ObjectReference } from './eventCorrelator.js';
-export type { EventSink } from './eventSink.js';
-export { eventsV1Sink } from './eventSink.js';
-export type {
-  ApiEventRecorderOptions,
-  EventObject,
-  EventOptions,
-  EventRecorder,
-  EventRecorderStats,
+export { type EventSink, eventsV1Sink } from './eventSink.js';
+export {
+  ApiEventRecorder,
+  type ApiEventRecorderOptions,
+  type EventObject,
+  type EventOptions,
+  type EventRecorder,
+  type EventRecorderStats,
+  referenceTo,
 } from './eventRecorder.js';
-export { ApiEventRecorder, referenceTo } from './eventRecorder.js';
-export type { FakeRecorderOptions } from './fakeRecorder.js';
-export { FakeRecorder } from './fakeRecorder.js';
+export { FakeRecorder, type FakeRecorderOptions } from './fakeRecorder.js';

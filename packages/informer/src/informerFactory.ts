@@ -1,7 +1,7 @@
 import { Lister, metaNamespaceIndexFunc, NAMESPACE_INDEX } from '@kinformer/cache';
 import type { QueueKind } from '@kinformer/controller';
 import { ErrorCodes, KinformerError, realClock } from '@kinformer/core';
-import { componentLogger, gvrString } from '@kinformer/core/internal';
+import { componentLogger, definedProps, gvrString } from '@kinformer/core/internal';
 import type { Clock, GroupVersionResource, KubeObject, Logger, ObjectMeta } from '@kinformer/core';
 import type { ListerWatcher } from '@kinformer/reflector';
 import type { ExpectedType } from '@kinformer/reflector/internal';
@@ -294,13 +294,15 @@ export class InformerFactory {
       indexers: { [NAMESPACE_INDEX]: metaNamespaceIndexFunc },
       resyncPeriodMs: o.defaultResyncMs ?? 0,
       clock: this.#clock,
-      ...(transform === undefined ? {} : { transform }),
-      ...(o.queue === undefined ? {} : { queue: o.queue }),
-      ...(o.atomicEvents === undefined ? {} : { atomicEvents: o.atomicEvents }),
-      ...(o.freeze === undefined ? {} : { freeze: o.freeze }),
-      ...(o.logger === undefined ? {} : { logger: o.logger }),
-      ...(expectedType === undefined || metadataOnly ? {} : { objectType: expectedType }),
-      ...(o.reflectorOptions === undefined ? {} : { reflectorOptions: o.reflectorOptions(key, gvr) }),
+      ...definedProps({
+        transform,
+        queue: o.queue,
+        atomicEvents: o.atomicEvents,
+        freeze: o.freeze,
+        logger: o.logger,
+        objectType: metadataOnly ? undefined : expectedType,
+        reflectorOptions: o.reflectorOptions?.(key, gvr),
+      }),
     });
     built.informer = informer;
     // The informer's cache is only read through the lister.

@@ -1,7 +1,4 @@
 export type { LeaderElectionRecord, ResourceLock } from './resourceLock.js';
-export type { LeaseLockOptions } from './leaseLock.js';
-export { LeaseLock } from './leaseLock.js';
-export type { LeaderCallbacks, LeaderElectorOptions } from './leaderElector.js';
-export { LeaderElector } from './leaderElector.js';
-export type { RunLeaderElectionOptions } from './runLeaderElection.js';
-export { runLeaderElection } from './runLeaderElection.js';
+export { LeaseLock, type LeaseLockOptions } from './leaseLock.js';
+export { type LeaderCallbacks, LeaderElector, type LeaderElectorOptions } from './leaderElector.js';
+export { runLeaderElection, type RunLeaderElectionOptions } from './runLeaderElection.js';

@@ -2,11 +2,12 @@
  * `@kinformer/leader-election/internal`: building blocks the other `@kinformer/*` packages share (constants, decoders,
  * helpers). Not public API: no compatibility promise, not re-exported by `kinformer`.
  */
-export { leaderElectionRecordKey } from './resourceLock.js';
+export { leaderElectionRecordKey, type LockOperationOptions } from './resourceLock.js';
 export {
   leaderElectionRecordToLeaseSpec,
   leaseLockError,
   leaseSpecToLeaderElectionRecord,
+  type LockEventRecorder,
 } from './leaseLock.js';
 export {
   DEFAULT_LEASE_DURATION_MS,
@@ -14,5 +15,3 @@ export {
   DEFAULT_RETRY_PERIOD_MS,
   JITTER_FACTOR,
 } from './leaderElector.js';
-export type { LockOperationOptions } from './resourceLock.js';
-export type { LockEventRecorder } from './leaseLock.js';

@@ -1,5 +1,5 @@
 import { ErrorCodes, isKinformerError, KinformerError, realClock } from '@kinformer/core';
-import { componentLogger } from '@kinformer/core/internal';
+import { componentLogger, rejectOnAbort } from '@kinformer/core/internal';
 import type { Clock, Logger } from '@kinformer/core';
 import { leaderElectionRecordKey } from './resourceLock.js';
 import type { LeaderElectionRecord, ResourceLock } from './resourceLock.js';
@@ -303,17 +303,9 @@ export class LeaderElector {
   /** Tries every retry period until one attempt succeeds (true) or renewDeadline passes (false). */
   async #renewWithinDeadline(signal: AbortSignal): Promise<boolean> {
     if (signal.aborted) return false;
-    const deadline = new AbortController();
+    const deadline = this.#renewDeadline('renew');
     const onAbort = (): void => deadline.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    const timer = this.#clock.setTimeout(() => {
-      deadline.abort(
-        new KinformerError(
-          ErrorCodes.TIMEOUT,
-          `could not renew ${this.#name} within ${this.#renewDeadlineMs} ms`,
-        ),
-      );
-    }, this.#renewDeadlineMs);
     try {
       for (;;) {
         if (await this.#tryAcquireOrRenew(deadline.signal)) return true;
@@ -322,9 +314,30 @@ export class LeaderElector {
         if (deadline.signal.aborted) return false;
       }
     } finally {
-      timer.cancel();
+      deadline.cancel();
       signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * A signal that aborts (`ERR_TIMEOUT`) renewDeadline from now, or when `abort` is called; `cancel` stops
+   * its timer.
+   */
+  #renewDeadline(what: 'renew' | 'release'): {
+    signal: AbortSignal;
+    abort(reason: unknown): void;
+    cancel(): void;
+  } {
+    const deadline = new AbortController();
+    const timer = this.#clock.setTimeout(() => {
+      const message = `could not ${what} ${this.#name} within ${this.#renewDeadlineMs} ms`;
+      deadline.abort(new KinformerError(ErrorCodes.TIMEOUT, message));
+    }, this.#renewDeadlineMs);
+    return {
+      signal: deadline.signal,
+      abort: (reason) => deadline.abort(reason),
+      cancel: () => timer.cancel(),
+    };
   }
 
   /**
@@ -346,7 +359,7 @@ export class LeaderElector {
       record.acquireTime = this.#observed.acquireTime;
       record.leaderTransitions = this.#observed.leaderTransitions;
       try {
-        await bounded(this.#lock.update(record, { signal }), signal);
+        await rejectOnAbort(this.#lock.update(record, { signal }), signal);
         if (signal.aborted) return false;
         this.#setObserved(record);
         return true;
@@ -359,7 +372,7 @@ export class LeaderElector {
     // 2. Get the record, or create it.
     let old: LeaderElectionRecord;
     try {
-      old = await bounded(this.#lock.get({ signal }), signal);
+      old = await rejectOnAbort(this.#lock.get({ signal }), signal);
     } catch (err) {
       if (signal.aborted) return false;
       if (!isKinformerError(err, ErrorCodes.NOT_FOUND)) {
@@ -406,7 +419,7 @@ export class LeaderElector {
     failure: string,
   ): Promise<boolean> {
     try {
-      await bounded(write(), signal);
+      await rejectOnAbort(write(), signal);
     } catch (err) {
       if (!signal.aborted) this.#logFailure(err, failure);
       return false;
@@ -419,15 +432,7 @@ export class LeaderElector {
   /** client-go's `release`: hands the lock over when we hold it, bounded by renewDeadline. */
   async #release(): Promise<boolean> {
     if (!this.isLeader()) return true;
-    const deadline = new AbortController();
-    const timer = this.#clock.setTimeout(() => {
-      deadline.abort(
-        new KinformerError(
-          ErrorCodes.TIMEOUT,
-          `could not release ${this.#name} within ${this.#renewDeadlineMs} ms`,
-        ),
-      );
-    }, this.#renewDeadlineMs);
+    const deadline = this.#renewDeadline('release');
     const signal = deadline.signal;
     try {
       // A conflict means someone wrote the lease since our last write: re-read it and release only
@@ -442,7 +447,7 @@ export class LeaderElector {
           leaderTransitions: this.#observed.leaderTransitions,
         };
         try {
-          await bounded(this.#lock.update(record, { signal }), signal);
+          await rejectOnAbort(this.#lock.update(record, { signal }), signal);
           this.#setObserved(record);
           this.#logger.info('released leader lease');
           return true;
@@ -454,7 +459,7 @@ export class LeaderElector {
           this.#logger.debug({ err }, 'conflict while releasing lock; re-reading it');
         }
         try {
-          this.#observeRead(await bounded(this.#lock.get({ signal }), signal));
+          this.#observeRead(await rejectOnAbort(this.#lock.get({ signal }), signal));
         } catch (err) {
           this.#logger.error({ err }, 'failed to release lock: error retrieving it');
           return false;
@@ -464,7 +469,7 @@ export class LeaderElector {
       this.#logger.error('failed to release lock: it kept changing');
       return false;
     } finally {
-      timer.cancel();
+      deadline.cancel();
     }
   }
 
@@ -501,29 +506,4 @@ export class LeaderElector {
       .then(() => this.#callbacks.onNewLeader?.(holder))
       .catch((err: unknown) => this.#logger.error({ err, holder }, 'onNewLeader failed'));
   }
-}
-
-/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts (for locks that ignore it). */
-function bounded<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.reject(
-      new KinformerError(ErrorCodes.ABORTED, 'the operation was aborted', { cause: signal.reason }),
-    );
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void =>
-      reject(new KinformerError(ErrorCodes.ABORTED, 'the operation was aborted', { cause: signal.reason }));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
 }

@@ -1,6 +1,8 @@
 import type { MetricsProvider } from '@kinformer/workqueue';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { MetricSpec } from '@kinformer/workqueue/internal';
+import { Registry } from 'prom-client';
 import { assertMetricNamesFree } from './assertMetricNamesFree.js';
+import { collectorsIn } from './collectors.js';
 import { workqueueMetricsProvider } from './workqueueMetrics.js';
 
 /** The `result` label of `controller_runtime_reconcile_total` (controller-runtime's values). */
@@ -34,14 +36,33 @@ export interface ControllerRuntimeMetricsOptions {
   workqueue?: MetricsProvider;
 }
 
-/** controller-runtime's metric names (pkg/internal/controller/metrics/metrics.go). */
-export const CONTROLLER_RUNTIME_RECONCILE_TOTAL = 'controller_runtime_reconcile_total';
-export const CONTROLLER_RUNTIME_RECONCILE_ERRORS_TOTAL = 'controller_runtime_reconcile_errors_total';
-export const CONTROLLER_RUNTIME_TERMINAL_RECONCILE_ERRORS_TOTAL =
-  'controller_runtime_terminal_reconcile_errors_total';
-export const CONTROLLER_RUNTIME_RECONCILE_TIME_SECONDS = 'controller_runtime_reconcile_time_seconds';
-export const CONTROLLER_RUNTIME_MAX_CONCURRENT_RECONCILES = 'controller_runtime_max_concurrent_reconciles';
-export const CONTROLLER_RUNTIME_ACTIVE_WORKERS = 'controller_runtime_active_workers';
+/** controller-runtime's metrics (pkg/internal/controller/metrics/metrics.go): name and help text. */
+export const CONTROLLER_RUNTIME_METRICS = Object.freeze({
+  reconcileTotal: {
+    name: 'controller_runtime_reconcile_total',
+    help: 'Total number of reconciliations per controller',
+  },
+  reconcileErrors: {
+    name: 'controller_runtime_reconcile_errors_total',
+    help: 'Total number of reconciliation errors per controller',
+  },
+  terminalReconcileErrors: {
+    name: 'controller_runtime_terminal_reconcile_errors_total',
+    help: 'Total number of terminal reconciliation errors per controller',
+  },
+  reconcileTime: {
+    name: 'controller_runtime_reconcile_time_seconds',
+    help: 'Length of time per reconciliation per controller',
+  },
+  maxConcurrentReconciles: {
+    name: 'controller_runtime_max_concurrent_reconciles',
+    help: 'Maximum number of concurrent reconciles per controller',
+  },
+  activeWorkers: {
+    name: 'controller_runtime_active_workers',
+    help: 'Number of currently used workers per controller',
+  },
+} as const satisfies Record<string, MetricSpec>);
 
 /** controller-runtime's `ReconcileTime` buckets, in seconds. */
 export const CONTROLLER_RUNTIME_RECONCILE_TIME_BUCKETS: readonly number[] = Object.freeze([
@@ -69,54 +90,19 @@ export function controllerRuntimeMetrics(
   options: ControllerRuntimeMetricsOptions = {},
 ): ControllerRuntimeMetrics {
   const registry = options.registry ?? new Registry();
-  assertMetricNamesFree(registry, [
-    CONTROLLER_RUNTIME_RECONCILE_TOTAL,
-    CONTROLLER_RUNTIME_RECONCILE_ERRORS_TOTAL,
-    CONTROLLER_RUNTIME_TERMINAL_RECONCILE_ERRORS_TOTAL,
-    CONTROLLER_RUNTIME_RECONCILE_TIME_SECONDS,
-    CONTROLLER_RUNTIME_MAX_CONCURRENT_RECONCILES,
-    CONTROLLER_RUNTIME_ACTIVE_WORKERS,
-  ]);
+  const M = CONTROLLER_RUNTIME_METRICS;
+  assertMetricNamesFree(
+    registry,
+    Object.values(M).map((metric) => metric.name),
+  );
   const workqueue = options.workqueue ?? workqueueMetricsProvider(registry).provider;
-  const registers = [registry];
-  const labelNames = ['controller'];
-  const total = new Counter({
-    name: CONTROLLER_RUNTIME_RECONCILE_TOTAL,
-    help: 'Total number of reconciliations per controller',
-    labelNames: ['controller', 'result'],
-    registers,
-  });
-  const errors = new Counter({
-    name: CONTROLLER_RUNTIME_RECONCILE_ERRORS_TOTAL,
-    help: 'Total number of reconciliation errors per controller',
-    labelNames,
-    registers,
-  });
-  const terminal = new Counter({
-    name: CONTROLLER_RUNTIME_TERMINAL_RECONCILE_ERRORS_TOTAL,
-    help: 'Total number of terminal reconciliation errors per controller',
-    labelNames,
-    registers,
-  });
-  const time = new Histogram({
-    name: CONTROLLER_RUNTIME_RECONCILE_TIME_SECONDS,
-    help: 'Length of time per reconciliation per controller',
-    labelNames,
-    buckets: [...CONTROLLER_RUNTIME_RECONCILE_TIME_BUCKETS],
-    registers,
-  });
-  const workers = new Gauge({
-    name: CONTROLLER_RUNTIME_MAX_CONCURRENT_RECONCILES,
-    help: 'Maximum number of concurrent reconciles per controller',
-    labelNames,
-    registers,
-  });
-  const active = new Gauge({
-    name: CONTROLLER_RUNTIME_ACTIVE_WORKERS,
-    help: 'Number of currently used workers per controller',
-    labelNames,
-    registers,
-  });
+  const { counter, gauge, histogram } = collectorsIn(registry, ['controller']);
+  const total = counter(M.reconcileTotal, ['controller', 'result']);
+  const errors = counter(M.reconcileErrors);
+  const terminal = counter(M.terminalReconcileErrors);
+  const time = histogram(M.reconcileTime, CONTROLLER_RUNTIME_RECONCILE_TIME_BUCKETS);
+  const workers = gauge(M.maxConcurrentReconciles);
+  const active = gauge(M.activeWorkers);
   return {
     reconcileTotal: (controller, result) => total.inc({ controller, result }),
     reconcileErrors: (controller) => errors.inc({ controller }),

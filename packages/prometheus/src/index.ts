@@ -1,8 +1,12 @@
-export type { AddInformerOptions, KinformerMetricsOptions, MetricsRegistration } from './kinformerMetrics.js';
-export { KinformerMetrics } from './kinformerMetrics.js';
-export type {
-  ControllerRuntimeMetrics,
-  ControllerRuntimeMetricsOptions,
-  ControllerRuntimeResult,
+export {
+  type AddInformerOptions,
+  KinformerMetrics,
+  type KinformerMetricsOptions,
+  type MetricsRegistration,
+} from './kinformerMetrics.js';
+export {
+  type ControllerRuntimeMetrics,
+  controllerRuntimeMetrics,
+  type ControllerRuntimeMetricsOptions,
+  type ControllerRuntimeResult,
 } from './controllerRuntimeMetrics.js';
-export { controllerRuntimeMetrics } from './controllerRuntimeMetrics.js';

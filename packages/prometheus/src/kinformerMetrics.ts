@@ -390,25 +390,18 @@ export class KinformerMetrics {
       labelNames: family.labelNames,
       registers: [this.registry],
     };
-    if (family.type === 'counter') {
-      new Counter({
-        ...config,
-        collect(this: Counter) {
-          this.reset();
-          for (const source of sources())
-            for (const [labels, value] of family.samples(source)) this.inc(labels, value);
-        },
-      });
-    } else {
-      new Gauge({
-        ...config,
-        collect(this: Gauge) {
-          this.reset();
-          for (const source of sources())
-            for (const [labels, value] of family.samples(source)) this.set(labels, value);
-        },
-      });
-    }
+    // prom-client calls `collect` on every scrape: the family's samples replace the last scrape's.
+    const collect = <M extends { reset(): void }>(
+      write: (metric: M, labels: Labels, value: number) => void,
+    ) =>
+      function (this: M): void {
+        this.reset();
+        for (const source of sources())
+          for (const [labels, value] of family.samples(source)) write(this, labels, value);
+      };
+    if (family.type === 'counter')
+      new Counter({ ...config, collect: collect<Counter>((m, labels, value) => m.inc(labels, value)) });
+    else new Gauge({ ...config, collect: collect<Gauge>((m, labels, value) => m.set(labels, value)) });
     this.#registered.push(family.name);
   }
 }

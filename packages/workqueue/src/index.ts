@@ -1,25 +1,20 @@
-export type { GetOptions, GetResult, WorkQueueOptions } from './workQueue.js';
-export { WorkQueue } from './workQueue.js';
-export type { DelayingQueueOptions } from './delayingQueue.js';
-export { DelayingQueue } from './delayingQueue.js';
-export type { RateLimitingQueueOptions } from './rateLimitingQueue.js';
-export { RateLimitingQueue } from './rateLimitingQueue.js';
-export type {
-  BucketRateLimiterOptions,
-  DefaultControllerRateLimiterOptions,
-  ItemExponentialFailureRateLimiterOptions,
-  ItemFastSlowRateLimiterOptions,
-  RateLimiter,
-  WithMaxWaitRateLimiterOptions,
-} from './rateLimiters.js';
+export { type GetOptions, type GetResult, WorkQueue, type WorkQueueOptions } from './workQueue.js';
+export { DelayingQueue, type DelayingQueueOptions } from './delayingQueue.js';
+export { RateLimitingQueue, type RateLimitingQueueOptions } from './rateLimitingQueue.js';
 export {
   BucketRateLimiter,
+  type BucketRateLimiterOptions,
   defaultControllerRateLimiter,
+  type DefaultControllerRateLimiterOptions,
   defaultItemBasedRateLimiter,
   ItemExponentialFailureRateLimiter,
+  type ItemExponentialFailureRateLimiterOptions,
   ItemFastSlowRateLimiter,
+  type ItemFastSlowRateLimiterOptions,
   MaxOfRateLimiter,
+  type RateLimiter,
   WithMaxWaitRateLimiter,
+  type WithMaxWaitRateLimiterOptions,
 } from './rateLimiters.js';
 export type {
   CounterMetric,

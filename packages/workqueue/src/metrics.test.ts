@@ -1,15 +1,9 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { DelayingQueue } from './delayingQueue.js';
 import {
-  WORKQUEUE_ADDS_TOTAL,
-  WORKQUEUE_DEPTH,
   WORKQUEUE_DURATION_BUCKETS,
-  WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS,
   WORKQUEUE_METRIC_NAMES,
-  WORKQUEUE_QUEUE_DURATION_SECONDS,
-  WORKQUEUE_RETRIES_TOTAL,
-  WORKQUEUE_UNFINISHED_WORK_SECONDS,
-  WORKQUEUE_WORK_DURATION_SECONDS,
+  WORKQUEUE_METRICS as M,
   type MetricsProvider,
 } from './metrics.js';
 import { RateLimitingQueue } from './rateLimitingQueue.js';
@@ -50,14 +44,15 @@ class RecordingProvider implements MetricsProvider {
     return { set: (v: number) => this.sets.get(key)!.push(v) };
   }
 
-  newDepthMetric = (name: string) => this.gauge(WORKQUEUE_DEPTH, name);
-  newAddsMetric = (name: string) => this.counter(WORKQUEUE_ADDS_TOTAL, name);
-  newLatencyMetric = (name: string) => this.histogram(WORKQUEUE_QUEUE_DURATION_SECONDS, name);
-  newWorkDurationMetric = (name: string) => this.histogram(WORKQUEUE_WORK_DURATION_SECONDS, name);
-  newUnfinishedWorkSecondsMetric = (name: string) => this.settable(WORKQUEUE_UNFINISHED_WORK_SECONDS, name);
+  newDepthMetric = (name: string) => this.gauge(M.newDepthMetric.name, name);
+  newAddsMetric = (name: string) => this.counter(M.newAddsMetric.name, name);
+  newLatencyMetric = (name: string) => this.histogram(M.newLatencyMetric.name, name);
+  newWorkDurationMetric = (name: string) => this.histogram(M.newWorkDurationMetric.name, name);
+  newUnfinishedWorkSecondsMetric = (name: string) =>
+    this.settable(M.newUnfinishedWorkSecondsMetric.name, name);
   newLongestRunningProcessorSecondsMetric = (name: string) =>
-    this.settable(WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS, name);
-  newRetriesMetric = (name: string) => this.counter(WORKQUEUE_RETRIES_TOTAL, name);
+    this.settable(M.newLongestRunningProcessorSecondsMetric.name, name);
+  newRetriesMetric = (name: string) => this.counter(M.newRetriesMetric.name, name);
 }
 
 async function getItem<K>(q: WorkQueue<K>): Promise<K> {

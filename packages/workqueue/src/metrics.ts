@@ -1,30 +1,52 @@
 import type { Clock } from '@kinformer/core';
 import type { Timer } from '@kinformer/core/internal';
 
-/** Gauge `workqueue_depth`: how many items are waiting to be processed (added, not yet handed out). */
-export const WORKQUEUE_DEPTH = 'workqueue_depth';
-/** Counter `workqueue_adds_total`: adds that were not collapsed into an item already waiting. */
-export const WORKQUEUE_ADDS_TOTAL = 'workqueue_adds_total';
-/** Histogram `workqueue_queue_duration_seconds`: seconds an item waited between add and get. */
-export const WORKQUEUE_QUEUE_DURATION_SECONDS = 'workqueue_queue_duration_seconds';
-/** Histogram `workqueue_work_duration_seconds`: seconds between get and done. */
-export const WORKQUEUE_WORK_DURATION_SECONDS = 'workqueue_work_duration_seconds';
-/** Gauge `workqueue_unfinished_work_seconds`: seconds of work in progress, summed over all items being processed. */
-export const WORKQUEUE_UNFINISHED_WORK_SECONDS = 'workqueue_unfinished_work_seconds';
-/** Gauge `workqueue_longest_running_processor_seconds`: age of the oldest item being processed. */
-export const WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS = 'workqueue_longest_running_processor_seconds';
-/** Counter `workqueue_retries_total`: `addAfter` / `addRateLimited` calls on a live queue. */
-export const WORKQUEUE_RETRIES_TOTAL = 'workqueue_retries_total';
+/** A metric's name and help text (component-base's `metrics/prometheus/workqueue`). */
+export interface MetricSpec {
+  readonly name: string;
+  readonly help: string;
+}
+
+/**
+ * client-go's seven workqueue metrics, keyed by the {@link MetricsProvider} method that makes each, in the
+ * order client-go's `MetricsProvider` lists them: name and help text (component-base's
+ * `metrics/prometheus/workqueue`, so dashboards and alerts written for client-go work unchanged).
+ */
+export const WORKQUEUE_METRICS = Object.freeze({
+  /** Gauge `workqueue_depth`: how many items are waiting to be processed (added, not yet handed out). */
+  newDepthMetric: { name: 'workqueue_depth', help: 'Current depth of workqueue' },
+  /** Counter `workqueue_adds_total`: adds that were not collapsed into an item already waiting. */
+  newAddsMetric: { name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue' },
+  /** Histogram `workqueue_queue_duration_seconds`: seconds an item waited between add and get. */
+  newLatencyMetric: {
+    name: 'workqueue_queue_duration_seconds',
+    help: 'How long in seconds an item stays in workqueue before being requested',
+  },
+  /** Histogram `workqueue_work_duration_seconds`: seconds between get and done. */
+  newWorkDurationMetric: {
+    name: 'workqueue_work_duration_seconds',
+    help: 'How long in seconds processing an item from workqueue takes.',
+  },
+  /** Gauge `workqueue_unfinished_work_seconds`: seconds of work in progress, summed over all items being processed. */
+  newUnfinishedWorkSecondsMetric: {
+    name: 'workqueue_unfinished_work_seconds',
+    help:
+      'How many seconds of work has been done that is in progress and has not been observed by work_duration. ' +
+      'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.',
+  },
+  /** Gauge `workqueue_longest_running_processor_seconds`: age of the oldest item being processed. */
+  newLongestRunningProcessorSecondsMetric: {
+    name: 'workqueue_longest_running_processor_seconds',
+    help: 'How many seconds has the longest running processor for workqueue been running.',
+  },
+  /** Counter `workqueue_retries_total`: `addAfter` / `addRateLimited` calls on a live queue. */
+  newRetriesMetric: { name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue' },
+} as const satisfies Record<keyof MetricsProvider, MetricSpec>);
+
 /** The seven metric names, in the order client-go's `MetricsProvider` lists them. */
-export const WORKQUEUE_METRIC_NAMES: readonly string[] = Object.freeze([
-  WORKQUEUE_DEPTH,
-  WORKQUEUE_ADDS_TOTAL,
-  WORKQUEUE_QUEUE_DURATION_SECONDS,
-  WORKQUEUE_WORK_DURATION_SECONDS,
-  WORKQUEUE_UNFINISHED_WORK_SECONDS,
-  WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS,
-  WORKQUEUE_RETRIES_TOTAL,
-]);
+export const WORKQUEUE_METRIC_NAMES: readonly string[] = Object.freeze(
+  Object.values(WORKQUEUE_METRICS).map((metric) => metric.name),
+);
 /** The label every workqueue metric carries: the queue's `name` option. */
 export const WORKQUEUE_NAME_LABEL = 'name';
 /**
@@ -67,19 +89,19 @@ export interface HistogramMetric {
  * objects are called on the queue's hot path: keep them cheap and never let them throw.
  */
 export interface MetricsProvider {
-  /** `WORKQUEUE_DEPTH`. */
+  /** `workqueue_depth`. */
   newDepthMetric?(name: string): GaugeMetric;
-  /** `WORKQUEUE_ADDS_TOTAL`. */
+  /** `workqueue_adds_total`. */
   newAddsMetric?(name: string): CounterMetric;
-  /** `WORKQUEUE_QUEUE_DURATION_SECONDS`. */
+  /** `workqueue_queue_duration_seconds`. */
   newLatencyMetric?(name: string): HistogramMetric;
-  /** `WORKQUEUE_WORK_DURATION_SECONDS`. */
+  /** `workqueue_work_duration_seconds`. */
   newWorkDurationMetric?(name: string): HistogramMetric;
-  /** `WORKQUEUE_UNFINISHED_WORK_SECONDS`; refreshed every 500 ms while the queue is not shut down. */
+  /** `workqueue_unfinished_work_seconds`; refreshed every 500 ms while the queue is not shut down. */
   newUnfinishedWorkSecondsMetric?(name: string): SettableGaugeMetric;
-  /** `WORKQUEUE_LONGEST_RUNNING_PROCESSOR_SECONDS`; refreshed every 500 ms while the queue is not shut down. */
+  /** `workqueue_longest_running_processor_seconds`; refreshed every 500 ms while the queue is not shut down. */
   newLongestRunningProcessorSecondsMetric?(name: string): SettableGaugeMetric;
-  /** `WORKQUEUE_RETRIES_TOTAL`. */
+  /** `workqueue_retries_total`. */
   newRetriesMetric?(name: string): CounterMetric;
 }
 

@@ -181,13 +181,9 @@ export class MaxOfRateLimiter<K> implements RateLimiter<K> {
     this.limiters = limiters;
   }
 
+  /** The longest delay of all limiters (every limiter's `when` is called: each counts the failure). */
   when(item: K): number {
-    let max = 0;
-    for (const limiter of this.limiters) {
-      const delay = limiter.when(item);
-      if (delay > max) max = delay;
-    }
-    return max;
+    return Math.max(0, ...this.limiters.map((limiter) => limiter.when(item)));
   }
 
   forget(item: K): void {
@@ -195,12 +191,7 @@ export class MaxOfRateLimiter<K> implements RateLimiter<K> {
   }
 
   numRequeues(item: K): number {
-    let max = 0;
-    for (const limiter of this.limiters) {
-      const n = limiter.numRequeues(item);
-      if (n > max) max = n;
-    }
-    return max;
+    return Math.max(0, ...this.limiters.map((limiter) => limiter.numRequeues(item)));
   }
 }
 

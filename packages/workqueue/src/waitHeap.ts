@@ -78,12 +78,10 @@ export class WaitHeap<K> {
       const parentIndex = (i - 1) >> 1;
       const parent = heap[parentIndex] as WaitEntry<K>;
       if (!this.less(entry, parent)) break;
-      heap[i] = parent;
-      parent.index = i;
+      this.place(parent, i);
       i = parentIndex;
     }
-    heap[i] = entry;
-    entry.index = i;
+    this.place(entry, i);
   }
 
   private down(i: number): void {
@@ -94,15 +92,19 @@ export class WaitHeap<K> {
       const left = 2 * i + 1;
       if (left >= n) break;
       const right = left + 1;
-      let child = left;
-      if (right < n && this.less(heap[right] as WaitEntry<K>, heap[left] as WaitEntry<K>)) child = right;
+      const child =
+        right < n && this.less(heap[right] as WaitEntry<K>, heap[left] as WaitEntry<K>) ? right : left;
       const childEntry = heap[child] as WaitEntry<K>;
       if (!this.less(childEntry, entry)) break;
-      heap[i] = childEntry;
-      childEntry.index = i;
+      this.place(childEntry, i);
       i = child;
     }
-    heap[i] = entry;
+    this.place(entry, i);
+  }
+
+  /** Puts `entry` at `i` and records its position. */
+  private place(entry: WaitEntry<K>, i: number): void {
+    this.heap[i] = entry;
     entry.index = i;
   }
 }
