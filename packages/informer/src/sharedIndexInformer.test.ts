@@ -429,6 +429,7 @@ describe('SharedIndexInformer', () => {
     informer.removeEventHandler({
       hasSynced: () => true,
       remove: () => undefined,
+      shutdown: () => Promise.resolve(),
       shutDown: () => Promise.resolve(),
     });
     expect(informer.stats().handlers).toHaveLength(1);

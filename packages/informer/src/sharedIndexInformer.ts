@@ -86,17 +86,19 @@ export interface ResourceEventHandlerRegistration {
   readonly hasSynced: () => boolean;
   /**
    * Unregisters the handler (same as `informer.removeEventHandler(this)`). Idempotent. Does not
-   * wait: a handler call in progress may still be running when it returns (use {@link shutDown}).
+   * wait: a handler call in progress may still be running when it returns (use {@link shutdown}).
    */
   remove(): void;
   /**
    * Unregisters the handler and resolves once its listener has stopped: no call will be made any
    * more and the call in progress, if any, has returned (an async handler's promise has settled).
    * Then it is safe to free what the handler uses. Resolves at once when the informer never ran or
-   * has stopped; idempotent (same as `informer.shutDownEventHandler(this)`, client-go's
+   * has stopped; idempotent (same as `informer.shutdownEventHandler(this)`, client-go's
    * `ShutDownEventHandler`). Never rejects. Do not await it from inside the handler's own call: it
    * would wait for itself.
    */
+  shutdown(): Promise<void>;
+  /** @deprecated Use {@link shutdown} (the name the work queue and the factory use; client-go's `ShutDown`). Same behaviour. */
   shutDown(): Promise<void>;
 }
 
@@ -308,7 +310,7 @@ export class SharedIndexInformer<T extends KubeObject> {
    * Unregisters a handler: it gets nothing more (notifications still buffered are dropped; a call in
    * progress completes). Idempotent; a registration of another informer, or any call after the
    * informer stopped, is ignored. Does not wait for the call in progress: see
-   * {@link shutDownEventHandler}.
+   * {@link shutdownEventHandler}.
    */
   removeEventHandler(registration: ResourceEventHandlerRegistration): void {
     if (!(registration instanceof HandlerRegistration) || registration.informer !== this) return;
@@ -321,10 +323,15 @@ export class SharedIndexInformer<T extends KubeObject> {
    * listener has stopped and its call in progress (if any, async or not) has returned. Resolves at
    * once for a registration of another informer, of an informer that never ran or that stopped.
    */
-  async shutDownEventHandler(registration: ResourceEventHandlerRegistration): Promise<void> {
+  async shutdownEventHandler(registration: ResourceEventHandlerRegistration): Promise<void> {
     this.removeEventHandler(registration);
     if (!(registration instanceof HandlerRegistration) || registration.informer !== this) return;
     await (registration.listener as ProcessorListener<T>).stop();
+  }
+
+  /** @deprecated Use {@link shutdownEventHandler} (client-go's `ShutDownEventHandler`). Same behaviour. */
+  shutDownEventHandler(registration: ResourceEventHandlerRegistration): Promise<void> {
+    return this.shutdownEventHandler(registration);
   }
 
   /**
@@ -617,8 +624,12 @@ class HandlerRegistration<T extends KubeObject> implements ResourceEventHandlerR
     this.informer.removeEventHandler(this);
   }
 
+  shutdown(): Promise<void> {
+    return this.informer.shutdownEventHandler(this);
+  }
+
   shutDown(): Promise<void> {
-    return this.informer.shutDownEventHandler(this);
+    return this.shutdown();
   }
 }
 

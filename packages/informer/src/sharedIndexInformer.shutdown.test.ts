@@ -6,7 +6,7 @@ import type { Pod } from '@kinformer/test-tools';
 
 // Awaitable handler shutdown: ports of client-go's shared_informer_test.go
 // TestRemoveEventHandler_SynchronousShutdown and TestShutDownEventHandler_Lifecycles
-// (ShutDownEventHandler), plus kinformer's own tests of registration.shutDown().
+// (ShutDownEventHandler), plus kinformer's own tests of registration.shutdown().
 
 function newInformer(lw: FakeListerWatcher<Pod>): SharedIndexInformer<Pod> {
   return new SharedIndexInformer<Pod>(lw, {
@@ -49,11 +49,11 @@ describe('handler shutdown (client-go ShutDownEventHandler)', () => {
     (await lw.nextWatch()).add(pod('pod1', '2'));
     await waitFor(() => started, 'the handler to start and block');
 
-    const shutDown = track(reg.shutDown());
+    const stopped = track(reg.shutdown());
     await settle();
-    expect(shutDown.settled()).toBe(false); // the call in progress has not returned yet
+    expect(stopped.settled()).toBe(false); // the call in progress has not returned yet
     release();
-    await waitFor(shutDown.settled, 'the shutdown');
+    await waitFor(stopped.settled, 'the shutdown');
     expect(finished).toBe(true);
     closed = true; // "NOW it is safe to close the channel"
     expect(scheduled.map(keyOf)).toEqual(['default/pod1']);
@@ -65,10 +65,10 @@ describe('handler shutdown (client-go ShutDownEventHandler)', () => {
     it('InformerNeverStarted: resolves at once', async () => {
       const informer = newInformer(new FakeListerWatcher<Pod>());
       const reg = informer.addEventHandler({ onAdd: () => undefined });
-      const shutDown = track(reg.shutDown());
+      const stopped = track(reg.shutdown());
       await Promise.resolve();
       await Promise.resolve();
-      expect(shutDown.settled()).toBe(true);
+      expect(stopped.settled()).toBe(true);
       expect(informer.stats().handlers).toEqual([]);
     });
 
@@ -79,7 +79,7 @@ describe('handler shutdown (client-go ShutDownEventHandler)', () => {
       await waitFor(informer.hasSynced, 'sync');
       const seen: string[] = [];
       const reg = informer.addEventHandler({ onAdd: (obj) => void seen.push(keyOf(obj)) });
-      await reg.shutDown();
+      await reg.shutdown();
       (await lw.nextWatch()).add(pod('b', '2'));
       await waitFor(() => informer.getStore().size() === 2, 'the cache');
       await settle();
@@ -95,14 +95,14 @@ describe('handler shutdown (client-go ShutDownEventHandler)', () => {
       const reg = informer.addEventHandler({ onAdd: (obj) => void seen.push(keyOf(obj)) });
       const { ac, done } = run(informer);
       await waitFor(reg.hasSynced, 'the handler to sync');
-      await reg.shutDown();
+      await reg.shutdown();
       expect(seen).toEqual(['default/a']);
       ac.abort();
       await done;
     });
   });
 
-  it('drops buffered notifications: no call starts after shutDown was asked', async () => {
+  it('drops buffered notifications: no call starts after shutdown was asked', async () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('1'));
     const informer = newInformer(lw);
     const { ac, done } = run(informer);
@@ -119,9 +119,9 @@ describe('handler shutdown (client-go ShutDownEventHandler)', () => {
       () => seen.length === 1 && informer.stats().handlers[0]?.bufferDepth === 2,
       'a in progress',
     );
-    const shutDown = reg.shutDown();
+    const stopped = reg.shutdown();
     release();
-    await shutDown;
+    await stopped;
     await settle();
     expect(seen).toEqual(['default/a']);
     ac.abort();
@@ -136,35 +136,65 @@ describe('handler shutdown (client-go ShutDownEventHandler)', () => {
     const foreign = other.addEventHandler({});
     const { ac, done } = run(informer);
     await waitFor(reg.hasSynced, 'sync');
-    await informer.shutDownEventHandler(foreign); // not ours: nothing happens
+    await informer.shutdownEventHandler(foreign); // not ours: nothing happens
     expect(other.stats().handlers).toHaveLength(1);
     expect(informer.stats().handlers).toHaveLength(1);
-    await Promise.all([reg.shutDown(), informer.shutDownEventHandler(reg)]);
+    await Promise.all([reg.shutdown(), informer.shutdownEventHandler(reg)]);
     expect(informer.stats().handlers).toHaveLength(0);
     ac.abort();
     await done;
     const late = informer.addEventHandler.bind(informer);
     expect(() => late({})).toThrow(); // stopped
-    await reg.shutDown(); // after stop: resolves
+    await reg.shutdown(); // after stop: resolves
   });
 
   it('waits for a synchronous handler that shuts itself down to return, without deadlock', async () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('1', pod('a', '1'), pod('b', '2')));
     const informer = newInformer(lw);
     const seen: string[] = [];
-    let shutDown: Promise<void> | undefined;
+    let stopped: Promise<void> | undefined;
     const reg = informer.addEventHandler({
       onAdd: (obj) => {
         seen.push(keyOf(obj));
-        shutDown ??= reg.shutDown(); // not awaited inside the call
+        stopped ??= reg.shutdown(); // not awaited inside the call
       },
     });
     const { ac, done } = run(informer);
-    await waitFor(() => shutDown !== undefined, 'the first call');
-    await shutDown;
+    await waitFor(() => stopped !== undefined, 'the first call');
+    await stopped;
     await settle();
     expect(seen).toEqual(['default/a']);
     ac.abort();
     await done;
+  });
+
+  describe('deprecated client-go spellings', () => {
+    it('registration.shutDown() and informer.shutDownEventHandler() wait for the call in progress like shutdown()', async () => {
+      const lw = new FakeListerWatcher<Pod>().enqueueList(podList('1', pod('a', '1'), pod('b', '2')));
+      const informer = newInformer(lw);
+      const { ac, done } = run(informer);
+      const gates = { a: deferred(), b: deferred() };
+      const inProgress: string[] = [];
+      const handler = (key: 'a' | 'b') => ({
+        onAdd: async (obj: Pod) => {
+          if (obj.metadata?.name !== key) return;
+          inProgress.push(key);
+          await gates[key].promise;
+        },
+      });
+      const regA = informer.addEventHandler(handler('a'));
+      const regB = informer.addEventHandler(handler('b'));
+      await waitFor(() => inProgress.length === 2, 'both calls in progress');
+      const viaRegistration = track(regA.shutDown());
+      const viaInformer = track(informer.shutDownEventHandler(regB));
+      await settle();
+      expect([viaRegistration.settled(), viaInformer.settled()]).toEqual([false, false]);
+      expect(informer.stats().handlers).toHaveLength(0); // both unregistered at once
+      gates.a.resolve();
+      gates.b.resolve();
+      await waitFor(() => viaRegistration.settled() && viaInformer.settled(), 'both shutdowns');
+      ac.abort();
+      await done;
+    });
   });
 });
