@@ -8,7 +8,7 @@
  *   must have been reconciled at its last resourceVersion.
  * - **bounded gap**: per range, how long nobody reconciled it: after a crash (kill -9: requests fail
  *   from then on, nothing released) against leaseDuration + 2 × retryPeriod, after a graceful leave
- *   (goal ≤ 3 s), after a partition.
+ *   (goal ≤ 3 s; a leave soon after a crash is counted apart), during a rebalance, after a partition.
  * - **rebalance**: with 3 replicas settled over `--objects` objects, a 4th joins: ranges moved (goal
  *   ⌈V/4⌉ ± 1), objects relisted (LISTs carry the moved ranges' `shardSelector` only), time until the
  *   new owner reconciled every moved object (goal ≤ 5 s).
@@ -18,7 +18,7 @@
  * new one, as a Deployment restarts a pod), one is cut off for 30 s at 30 %, and at 75 % the ring
  * scales down to 2 by graceful leaves. Lease timings are the defaults (15 s / 10 s / 2 s) unless
  * `--lease`, `--renew`, `--retry` say otherwise. Timing figures depend on the machine's load: the load
- * average is printed beside them.
+ * average is printed beside them. `SHARD_TRACE=1` prints every range event.
  */
 import os from 'node:os';
 import { shardHash, splitHashSpace } from '@kinformer/core';
@@ -89,8 +89,10 @@ class Harness {
   readonly owner = new Map<number, string>();
   /** Per range: since when nobody reconciles it, and why. */
   readonly unowned = new Map<number, { since: number; cause: string }>();
-  readonly gaps: Array<{ range: number; ms: number; cause: string }> = [];
+  /** Per range and gap: how long, why, and when it ended. */
+  readonly gaps: Array<{ range: number; ms: number; cause: string; at: number }> = [];
   readonly acquiredAt = new Map<string, number>();
+  lastCrash = Number.NEGATIVE_INFINITY;
   #n = 0;
 
   constructor(
@@ -105,15 +107,27 @@ class Harness {
   }
 
   #event(id: string, e: RangeEvent): void {
+    if (process.env['SHARD_TRACE'] !== undefined)
+      console.log(`TRACE ${(now() / 1000).toFixed(2)} ${id} ${e.range} ${e.state}`);
     if (e.state === 'acquired') this.acquiredAt.set(`${id}/${e.range}`, now());
     if (e.state === 'active') {
       this.owner.set(e.range, id);
       const u = this.unowned.get(e.range);
-      if (u !== undefined) this.gaps.push({ range: e.range, ms: now() - u.since, cause: u.cause });
+      if (u !== undefined) this.gaps.push({ range: e.range, ms: now() - u.since, cause: u.cause, at: now() });
       this.unowned.delete(e.range);
     }
     if ((e.state === 'handoff' || e.state === 'lost') && this.owner.get(e.range) === id)
-      this.#vacate(e.range, e.state === 'lost' ? 'partition' : 'leave');
+      this.#vacate(e.range, e.state === 'lost' ? 'partition' : this.#handoffCause(id));
+  }
+
+  /**
+   * A handoff of a replica that is stopping is a graceful leave; of one that is not, a rebalance. A
+   * leave within lease + 2 × retry of a crash is counted apart: the crashed replica may still count
+   * as a member then, and a range the plan gives it waits for its membership Lease to expire.
+   */
+  #handoffCause(id: string): string {
+    if (this.replicas.find((r) => r.id === id)?.gone !== true) return 'rebalance';
+    return now() - this.lastCrash < LEASE + 2 * RETRY ? 'leave after a crash' : 'leave';
   }
 
   #vacate(range: number, cause: string): void {
@@ -162,6 +176,7 @@ class Harness {
   async crash(r: Replica): Promise<void> {
     r.conn.cut = true;
     r.gone = true;
+    this.lastCrash = now();
     for (const [range, owner] of this.owner) if (owner === r.id) this.#vacate(range, 'crash');
     await r.stop();
   }
@@ -303,6 +318,12 @@ async function chaos(env: TestEnv, objects: V1ConfigMap[]): Promise<void> {
     `| range unowned after a graceful leave (handoff start → new owner synced) | ${stats(byCause('leave'))} | ≤ 3 s |`,
   );
   console.log(
+    `| same, leaving within lease + 2 × retry of a crash (the dead replica may still count as a member) | ${stats(byCause('leave after a crash'))} | (the crash bound, ≤ ${(LEASE + 2 * RETRY) / 1000} s) |`,
+  );
+  console.log(
+    `| range unowned during a rebalance (handoff start → new owner synced) | ${stats(byCause('rebalance'))} | (see rebalance) |`,
+  );
+  console.log(
     `| range unowned after a partition (lost at the renew deadline → new owner synced) | ${stats(byCause('partition'))} | (lease − renew + 2 × retry) |`,
   );
   for (const r of h.replicas) if (!r.gone) await r.stop();
@@ -357,8 +378,22 @@ async function rebalance(env: TestEnv, objects: V1ConfigMap[]): Promise<void> {
   console.log(
     `| every moved object reconciled by the new owner | ${(lastFromJoin / 1000).toFixed(2)} s after the join; ${(lastFromAcquire / 1000).toFixed(2)} s after its range's Lease was acquired | ≤ 5 s |`,
   );
+  // A graceful leave, away from any crash: one of the four stops; how long until each of its ranges
+  // is reconciled by another replica (handoff start → new owner's informer synced), and until all are.
+  const leaver = three[1]!;
+  const itsRanges = leaver.mgr.hashShard()!.held;
+  h.gaps.length = 0;
+  const leftAt = now();
+  const stopped = h.leave(leaver);
+  await h.until(() => h.settled(), 120_000, '3 replicas settled after the leave');
+  await stopped;
+  const leaveGaps = h.gaps.filter((g) => g.cause === 'leave').map((g) => g.ms);
+  const allOwnedMs = Math.max(...h.gaps.filter((g) => g.cause === 'leave').map((g) => g.at)) - leftAt;
+  console.log(
+    `| graceful leave of one of 4: each of its ${itsRanges.length} ranges unowned (handoff start → new owner synced) | ${stats(leaveGaps)}; all owned again ${(allOwnedMs / 1000).toFixed(2)} s after the stop | ≤ 3 s |`,
+  );
   console.log(`| overlapping reconciles | **${h.overlaps()}** | 0 |`);
-  for (const r of h.replicas) await r.stop();
+  for (const r of h.replicas) if (!r.gone) await r.stop();
 }
 
 async function main(): Promise<void> {

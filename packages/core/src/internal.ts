@@ -42,4 +42,4 @@ export { type DefinedProps, definedProps } from './definedProps.js';
 export type { LabelRequirement, LabelSelectorOperator } from './labelSelector.js';
 export type { FieldRequirement, FieldSelectorOperator } from './fieldSelector.js';
 export type { Timer } from './clock.js';
-export { SHARD_HASH_SPACE_END, shardBound, type ShardField } from './shardSelector.js';
+export { SHARD_HASH_SPACE_END, shardBound, shardRangeLocator, type ShardField } from './shardSelector.js';

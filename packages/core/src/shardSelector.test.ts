@@ -5,6 +5,7 @@ import {
   SHARD_HASH_SPACE_END,
   shardBound,
   shardHash,
+  shardRangeLocator,
   shardSelectorFromRanges,
   splitHashSpace,
 } from './shardSelector.js';
@@ -297,5 +298,23 @@ describe('hash ranges', () => {
   it('refuses a range count that is not a positive integer', () => {
     expect(() => splitHashSpace(0)).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
     expect(() => splitHashSpace(1.5)).toThrow(expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }));
+  });
+});
+
+describe('shardRangeLocator', () => {
+  it('finds the range of splitHashSpace(n) that holds the hash, for any n and any value (UTF-8 too)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 100 }),
+        fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.uuid()),
+        (count, value) => {
+          const ranges = splitHashSpace(count);
+          const i = shardRangeLocator(ranges)(value);
+          const h = BigInt(shardHash(value));
+          const r = ranges[i]!;
+          expect(h >= BigInt(r.start) && h < BigInt(r.end)).toBe(true);
+        },
+      ),
+    );
   });
 });

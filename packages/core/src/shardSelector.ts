@@ -151,6 +151,27 @@ export function shardHash(value: string): string {
   return `0x${hex32(hash.hi)}${hex32(hash.lo)}`;
 }
 
+/**
+ * A function from a value (a uid, a namespace) to the index of the range of `ranges` holding its
+ * hash. `ranges` are consecutive and ascending, covering the space (as {@link splitHashSpace} cuts
+ * them). A binary search on the hash's two 32-bit halves: no string, no BigInt per call.
+ */
+export function shardRangeLocator(ranges: readonly ShardRange[]): (value: string) => number {
+  const starts = ranges.map((r) => halves(r.start));
+  return (value) => {
+    fnv64(value);
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      const [sHi, sLo] = starts[mid]!;
+      if (below(hash.hi, hash.lo, sHi, sLo)) hi = mid - 1;
+      else lo = mid;
+    }
+    return lo;
+  };
+}
+
 function invalid(selector: string, message: string): KinformerError {
   return new KinformerError(ErrorCodes.INVALID_SELECTOR, message, { details: { selector } });
 }

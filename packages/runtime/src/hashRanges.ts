@@ -121,19 +121,3 @@ export class LeaseObserver {
     for (const n of this.#seen.keys()) if (!names.has(n)) this.#seen.delete(n);
   }
 }
-
-/**
- * The index of the range of `ranges` (consecutive, covering the space, as `splitHashSpace` cuts them)
- * that `hash` (`'0x'` + 16 hex digits, `shardHash`'s form) falls in.
- */
-export function rangeIndexOf(hash: string, ranges: ReadonlyArray<{ start: string }>): number {
-  // Same-length lowercase hex compares as numbers; every start is '0x' + 16 digits.
-  let lo = 0;
-  let hi = ranges.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (ranges[mid]!.start <= hash) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}

@@ -1,8 +1,8 @@
-import { shardHash, splitHashSpace } from '@kinformer/core';
+import { splitHashSpace } from '@kinformer/core';
+import { shardRangeLocator } from '@kinformer/core/internal';
 import type { KubeObject } from '@kinformer/core';
 import { waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Lease, V1Secret } from '@kubernetes/client-node';
-import { rangeIndexOf } from './hashRanges.js';
 import { kinds } from './kinds.js';
 import type { Manager } from './manager.js';
 import { HASH_RING_LABEL } from './rangeCoordinator.js';
@@ -105,7 +105,8 @@ function startReplica(
 }
 
 const events: string[] = [];
-const rangeOf = (obj: KubeObject): number => rangeIndexOf(shardHash(obj.metadata?.uid ?? ''), RANGES);
+const locate = shardRangeLocator(RANGES);
+const rangeOf = (obj: KubeObject): number => locate(obj.metadata?.uid ?? '');
 
 /** Every range active on exactly one of `replicas`, balanced, and every replica sees all of them. */
 function settled(replicas: Replica[]): boolean {
@@ -178,6 +179,8 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
       },
     } satisfies V1Secret);
     await waitFor(() => rec.windows.get(ownerKey)!.length > before);
+    // (Under heavy load a range can be lost at its renew deadline and move: wait until it is active.)
+    await waitFor(() => replicas.some((r) => r.mgr.hashShard()!.active.includes(rangeOf(owner))));
     const holder = replicas.find((r) => r.mgr.hashShard()!.active.includes(rangeOf(owner)))!;
     expect(
       rec.windows
@@ -258,6 +261,26 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
       timeoutMs: 10_000,
     });
     expect(rec.overlaps()).toEqual([]);
+  }, 60_000);
+
+  it('/readyz counts the range informers: not ready while a held range cannot sync, ready once it does', async () => {
+    env.server.create(kinds.configMaps, configMap('a'));
+    const refusal = env.server.faults.failNext({
+      status: 403,
+      verbs: ['list', 'watch'],
+      resource: { group: '', version: 'v1', resource: 'configmaps' },
+      count: 1_000_000,
+    });
+    const rec = new Recorder();
+    const a = startReplica(env, 'a', rec);
+    const sync = (): string | undefined => a.mgr.readyChecks()[1]!.check();
+    await waitFor(() => a.mgr.hashShard()!.held.length === 16, { timeoutMs: 30_000 });
+    await waitFor(() => (sync() ?? '').includes('#range-'), { timeoutMs: 30_000 });
+    expect(sync()).toContain('ERR_FORBIDDEN');
+    refusal.cancel();
+    await waitFor(() => sync() === undefined && a.mgr.hashShard()!.active.length === 16, {
+      timeoutMs: 30_000,
+    });
   }, 60_000);
 
   it('chaos: joins, graceful leaves, crashes and a partition while objects change: 0 overlapping reconciles; every object reconciled at its last version', async () => {

@@ -1,16 +1,14 @@
-import {
-  ErrorCodes,
-  KinformerError,
-  shardHash,
-  shardSelectorFromRanges,
-  splitHashSpace,
-} from '@kinformer/core';
+import { ErrorCodes, KinformerError, shardSelectorFromRanges, splitHashSpace } from '@kinformer/core';
+import { shardRangeLocator } from '@kinformer/core/internal';
 import type { Clock, KubeObject, Logger, ShardRange, ShardSelector } from '@kinformer/core';
-import type { ResourceEventHandlerRegistration, SharedIndexInformer } from '@kinformer/informer';
-import { waitForCacheSync } from '@kinformer/informer';
+import type {
+  ListerWatcherFactory,
+  ResourceEventHandlerRegistration,
+  SharedIndexInformer as SharedIndexInformerType,
+} from '@kinformer/informer';
+import { SharedIndexInformer, waitForCacheSync } from '@kinformer/informer';
 import type { ObjectClient } from '@kinformer/client-node';
 import type { V1Lease } from '@kubernetes/client-node';
-import { rangeIndexOf } from './hashRanges.js';
 import { kindString } from './kinds.js';
 import type { Kind } from './kinds.js';
 import { objectKey, sourceLabel } from './managedController.js';
@@ -85,7 +83,7 @@ interface RangeState {
   readonly lost: AbortController;
   /** Stops the range's informers. */
   readonly stop: AbortController;
-  readonly informers: Map<string, SharedIndexInformer<KubeObject>>;
+  readonly informers: Map<string, SharedIndexInformerType<KubeObject>>;
   readonly registrations: ResourceEventHandlerRegistration[];
 }
 
@@ -104,7 +102,7 @@ export interface HashShardingDeps {
   logger: Logger;
   store: RangeLeaseStore;
   /** Builds (does not start) an informer of `kind` restricted to `selector` (cache policy and overlay applied). */
-  rangeInformer(kind: Kind, range: number, selector: ShardSelector): SharedIndexInformer<KubeObject>;
+  rangeInformer(kind: Kind, range: number, selector: ShardSelector): SharedIndexInformerType<KubeObject>;
 }
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -115,6 +113,8 @@ export class HashSharding {
   readonly identity: string;
   readonly ranges: readonly ShardRange[];
   readonly #selectors: readonly ShardSelector[];
+  /** The range of a hashed value (numeric matching, no string per call). */
+  readonly #locate: (value: string) => number;
   readonly #field: 'uid' | 'namespace';
   readonly #deps: HashShardingDeps;
   readonly #options: ManagerHashShardingOptions;
@@ -150,6 +150,7 @@ export class HashSharding {
     this.#deps = deps;
     this.#field = options.field ?? 'uid';
     this.ranges = splitHashSpace(v);
+    this.#locate = shardRangeLocator(this.ranges);
     const field = this.#field === 'uid' ? 'object.metadata.uid' : 'object.metadata.namespace';
     this.#selectors = this.ranges.map((r) => shardSelectorFromRanges(field, [r]));
     this.#coordinator = new RangeCoordinator({
@@ -195,13 +196,13 @@ export class HashSharding {
   /** The range of an object of a sharded kind. */
   rangeOf(obj: KubeObject): number {
     const meta = obj.metadata;
-    return rangeIndexOf(shardHash((this.#field === 'uid' ? meta?.uid : meta?.namespace) ?? ''), this.ranges);
+    return this.#locate((this.#field === 'uid' ? meta?.uid : meta?.namespace) ?? '');
   }
 
   /** True when an owned object's controller owner (`ownerUid`) falls in a range this replica reconciles. */
   ownerActive(obj: KubeObject, ownerUid: string | undefined): boolean {
     const value = this.#field === 'uid' ? ownerUid : obj.metadata?.namespace;
-    return this.#states.get(rangeIndexOf(shardHash(value ?? ''), this.ranges))?.phase === 'active';
+    return this.#states.get(this.#locate(value ?? ''))?.phase === 'active';
   }
 
   /**
@@ -239,7 +240,7 @@ export class HashSharding {
   }
 
   /** Every informer of the ranges held now (for readiness). */
-  informers(): SharedIndexInformer<KubeObject>[] {
+  informers(): SharedIndexInformerType<KubeObject>[] {
     return [...this.#states.values()].flatMap((s) => [...s.informers.values()]);
   }
 
@@ -380,18 +381,35 @@ export class HashSharding {
   }
 }
 
-/** The default {@link RangeLeaseStore}: the ring's Leases on the API server, through `client`. */
+/**
+ * The default {@link RangeLeaseStore}: the ring's Leases on the API server, through `client`. With
+ * `listerWatchers` (the Manager passes its own) the store also watches them (an informer on the
+ * ring's label), so that a released range or a joining member is seen at once.
+ */
 export function objectClientLeaseStore(
   client: ObjectClient,
   namespace: string,
   ring: string,
+  listerWatchers?: ListerWatcherFactory,
 ): RangeLeaseStore {
   const leases = builtinKinds.leases;
-  return {
-    list: async (signal) =>
-      (await client.list<V1Lease>(leases, { namespace, labelSelector: `${HASH_RING_LABEL}=${ring}`, signal }))
-        .items,
+  const labelSelector = `${HASH_RING_LABEL}=${ring}`;
+  const store: RangeLeaseStore = {
+    list: async (signal) => (await client.list<V1Lease>(leases, { namespace, labelSelector, signal })).items,
     create: (lease, signal) => client.create(leases, lease, { signal }),
     update: (lease, signal) => client.update(leases, lease, { signal }),
+  };
+  if (listerWatchers === undefined) return store;
+  return {
+    ...store,
+    watch: (signal, onChange) => {
+      const informer = new SharedIndexInformer<KubeObject>(
+        listerWatchers(leases, { namespace, labelSelector, metadataOnly: false }),
+        { name: `leases#hash-ring-${ring}` },
+      );
+      const changed = (obj: KubeObject): void => onChange(obj as V1Lease);
+      informer.addEventHandler({ onAdd: changed, onUpdate: (_old, obj) => changed(obj) });
+      informer.run(signal).catch(() => undefined);
+    },
   };
 }

@@ -213,6 +213,7 @@ export class Manager {
         new ObjectClient(kubeConfig, { fieldManager: this.name }),
         hs.namespace,
         hs.name,
+        this.#listerWatchers,
       );
     }
     return new HashSharding(hs, {
@@ -343,9 +344,20 @@ export class Manager {
     return a && typeof a === 'object' ? { host: a.address, port: a.port } : undefined;
   }
 
-  /** The `/readyz` checks: ping, and every informer synced (the failure names each one and why). */
+  /**
+   * The `/readyz` checks: ping, and every informer synced, hash ranges' included (the failure names
+   * each one and why).
+   */
   readyChecks(): HealthCheck[] {
-    return [pingCheck, this.#informers.syncCheck(() => this.#started)];
+    // With hash sharding, the informers of the ranges held now count too (a range just acquired is
+    // not ready until its informer synced).
+    return [
+      pingCheck,
+      this.#informers.syncCheck(
+        () => this.#started,
+        () => this.#hash?.informers() ?? [],
+      ),
+    ];
   }
 
   #stopSignal: AbortSignal | undefined;

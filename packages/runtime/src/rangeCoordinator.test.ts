@@ -17,12 +17,27 @@ const RENEW = 2_000;
 const RETRY = 500;
 const V = 16;
 
+interface Timing {
+  lease: number;
+  renew: number;
+  retry: number;
+  /** Give the coordinators the store's watch (react to Lease changes at once). */
+  watch: boolean;
+}
+const FAST: Timing = { lease: LEASE, renew: RENEW, retry: RETRY, watch: false };
+
 /** Leases as the API server keeps them: resourceVersion checked on update, 409 on a stale one. */
 class MemoryLeases {
   readonly leases = new Map<string, V1Lease>();
   #rv = 0;
+  readonly #watchers = new Set<(lease: V1Lease) => void>();
 
-  client(cut: () => boolean): RangeLeaseStore {
+  /** Tells every watcher (a watch event, delivered after the write returns). */
+  #notify(lease: V1Lease): void {
+    for (const w of this.#watchers) queueMicrotask(() => w(structuredClone(lease)));
+  }
+
+  client(cut: () => boolean, watch = false): RangeLeaseStore {
     const guard = async (): Promise<void> => {
       await Promise.resolve();
       if (cut()) throw new KinformerError(ErrorCodes.CONNECTION, 'partitioned');
@@ -44,6 +59,7 @@ class MemoryLeases {
           metadata: { ...lease.metadata, resourceVersion: String(++this.#rv) },
         };
         this.leases.set(name, stored);
+        this.#notify(stored);
         return copy(stored);
       },
       update: async (lease) => {
@@ -58,8 +74,23 @@ class MemoryLeases {
           metadata: { ...lease.metadata, resourceVersion: String(++this.#rv) },
         };
         this.leases.set(name, stored);
+        this.#notify(stored);
         return copy(stored);
       },
+      // A watch that, like an informer's, replays what exists and then every change; a cut-off
+      // replica receives nothing (its watch is down).
+      ...(watch
+        ? {
+            watch: (signal: AbortSignal, onChange: (lease: V1Lease) => void) => {
+              const w = (l: V1Lease): void => {
+                if (!cut()) onChange(l);
+              };
+              this.#watchers.add(w);
+              signal.addEventListener('abort', () => this.#watchers.delete(w), { once: true });
+              for (const l of this.leases.values()) queueMicrotask(() => w(copy(l)));
+            },
+          }
+        : {}),
     };
   }
 }
@@ -90,13 +121,15 @@ class Sim {
   readonly unownedSince = new Map<number, number>();
   readonly gaps: Array<{ range: number; from: number; to: number; cause: string }> = [];
   readonly causes = new Map<number, string>();
-  /** When replicas crashed, or partitions ended. */
+  /** When replicas crashed, partitions ended, or replicas joined. */
   readonly failures: number[] = [];
   #n = 0;
   readonly handoffMs: () => number;
+  readonly timing: Timing;
 
-  constructor(handoffMs: () => number) {
+  constructor(handoffMs: () => number, timing: Timing = FAST) {
     this.handoffMs = handoffMs;
+    this.timing = timing;
     for (let i = 0; i < V; i++) this.unownedSince.set(i, this.clock.now());
   }
 
@@ -128,6 +161,8 @@ class Sim {
 
   join(): string {
     const id = `r${this.#n++}`;
+    // A joiner sees every Lease for the first time: it counts each one's duration from now.
+    this.failures.push(this.clock.now());
     const stop = new AbortController();
     const entry = {
       coordinator: undefined as unknown as RangeCoordinator,
@@ -143,10 +178,10 @@ class Sim {
       namespace: 'default',
       identity: id,
       ranges: V,
-      leaseDurationMs: LEASE,
-      renewDeadlineMs: RENEW,
-      retryPeriodMs: RETRY,
-      store: this.leases.client(() => entry.dead || this.clock.now() < entry.cutUntil),
+      leaseDurationMs: this.timing.lease,
+      renewDeadlineMs: this.timing.renew,
+      retryPeriodMs: this.timing.retry,
+      store: this.leases.client(() => entry.dead || this.clock.now() < entry.cutUntil, this.timing.watch),
       clock: this.clock,
       logger: createLogger({ level: 'silent' }),
       callbacks: {
@@ -190,14 +225,14 @@ class Sim {
     this.failures.push(r.cutUntil);
   }
 
-  /** The last crash or partition end at or before `t` (`undefined`: none). */
+  /** The last crash, partition end or join at or before `t` (`undefined`: none). */
   lastFailure(t: number): number | undefined {
     const before = this.failures.filter((f) => f <= t);
     return before.length === 0 ? undefined : Math.max(...before);
   }
 
-  async advance(ms: number): Promise<void> {
-    for (let t = 0; t < ms; t += 100) await this.clock.tick(100);
+  async advance(ms: number, step = 100): Promise<void> {
+    for (let t = 0; t < ms; t += step) await this.clock.tick(step);
   }
 
   async stopAll(): Promise<void> {
@@ -278,6 +313,50 @@ describe('RangeCoordinator', () => {
     await sim.stopAll();
   });
 
+  // The production timings: what `hashSharding` defaults to.
+  const DEFAULTS: Timing = { lease: 15_000, renew: 10_000, retry: 2_000, watch: true };
+
+  it('with the Lease watch (default timings): a graceful leave’s ranges are owned again ≤ 3 s after the stop, each ≤ 250 ms after its release, not at the next retry period', async () => {
+    const sim = new Sim(() => 200, DEFAULTS);
+    for (let i = 0; i < 3; i++) sim.join();
+    await sim.advance(10_000);
+    sim.gaps.length = 0;
+    const leaver = sim.live()[1]!;
+    const held = [...sim.replicas.get(leaver)!.open.keys()];
+    expect(held.length).toBeGreaterThanOrEqual(5);
+    const stoppedAt = sim.clock.now();
+    sim.leave(leaver);
+    await sim.advance(3_000, 10);
+    for (const i of held) {
+      expect(sim.owners(i)).toHaveLength(1);
+      expect(sim.owners(i)[0]).not.toBe(leaver);
+    }
+    const gaps = sim.gaps.filter((g) => g.cause === 'leave');
+    expect(gaps.map((g) => g.range).sort((a, b) => a - b)).toEqual(held.sort((a, b) => a - b));
+    for (const g of gaps) {
+      expect(g.to - g.from).toBeLessThanOrEqual(250);
+      expect(g.to - stoppedAt).toBeLessThanOrEqual(3_000);
+    }
+    expect(sim.overlaps()).toEqual([]);
+    await sim.stopAll();
+  });
+
+  it('with the Lease watch (default timings): a 4th replica owns its ⌈16/4⌉ ranges ≤ 1 s after it joins (handoffs of 200 ms), not after two retry periods', async () => {
+    const sim = new Sim(() => 200, DEFAULTS);
+    for (let i = 0; i < 3; i++) sim.join();
+    await sim.advance(10_000);
+    const joinedAt = sim.clock.now();
+    const d = sim.join();
+    await sim.advance(1_000, 10);
+    expect(sim.replicas.get(d)!.open.size).toBe(4);
+    for (const start of sim.replicas.get(d)!.open.values())
+      expect(start - joinedAt).toBeLessThanOrEqual(1_000);
+    const counts = sim.live().map((id) => sim.replicas.get(id)!.open.size);
+    expect(counts.sort()).toEqual([4, 4, 4, 4]);
+    expect(sim.overlaps()).toEqual([]);
+    await sim.stopAll();
+  });
+
   it('a partitioned holder stops reconciling before anyone else may take its ranges', async () => {
     const sim = new Sim(() => 100);
     const [a] = [sim.join(), sim.join()];
@@ -297,8 +376,9 @@ describe('RangeCoordinator', () => {
       fc.asyncProperty(
         fc.array(step, { minLength: 3, maxLength: 14 }),
         fc.integer({ min: 0, max: 1_500 }),
-        async (steps, handoff) => {
-          const sim = new Sim(() => handoff);
+        fc.boolean(),
+        async (steps, handoff, watch) => {
+          const sim = new Sim(() => handoff, { ...FAST, watch });
           sim.join();
           for (const s of steps) {
             const live = sim.live();
@@ -324,11 +404,12 @@ describe('RangeCoordinator', () => {
           // Quiet: partitions heal, leases of the dead expire, everyone rebalances.
           await sim.advance(6_000 + LEASE * 2 + handoff * 4);
           expect(sim.overlaps()).toEqual([]);
-          // A crashed replica's ranges are owned again within lease + 2 × retry of the last crash or
-          // partition end: a range may be planned for another member that failed too, nobody can tell
-          // that one is gone before its membership Lease expires, and a replica that was cut off
-          // starts counting a Lease's duration only once it sees the Lease again.
-          for (const g of sim.gaps.filter((x) => x.cause === 'crash'))
+          // A crashed replica's ranges are owned again within lease + 2 × retry of the last crash,
+          // partition end or join: a range may be planned for another member that failed too, nobody
+          // can tell that one is gone before its membership Lease expires, and a replica that was cut
+          // off (or has just joined) starts counting a Lease's duration only once it sees the Lease.
+          // The same for a partitioned replica's ranges (given up as `lost` at its renew deadline).
+          for (const g of sim.gaps.filter((x) => x.cause === 'crash' || x.cause === 'lost'))
             expect(g.to - Math.max(g.from, sim.lastFailure(g.to) ?? g.from)).toBeLessThanOrEqual(
               LEASE + 2 * RETRY,
             );

@@ -17,6 +17,13 @@ export interface RangeLeaseStore {
   list(signal: AbortSignal): Promise<V1Lease[]>;
   create(lease: V1Lease, signal: AbortSignal): Promise<V1Lease>;
   update(lease: V1Lease, signal: AbortSignal): Promise<V1Lease>;
+  /**
+   * Optional: calls `onChange` with each Lease of the ring as it is created or changes, until
+   * `signal` aborts (an informer on the ring's Leases). The coordinator then reacts to a released
+   * range, a joining or leaving member at once instead of at its next retry period; without it (or
+   * while it is down) the retry period still polls.
+   */
+  watch?(signal: AbortSignal, onChange: (lease: V1Lease) => void): void;
 }
 
 /** What the coordinator tells the Manager. */
@@ -89,6 +96,13 @@ export class RangeCoordinator {
   #members: string[] = [];
   #tick: Promise<void> | undefined;
   readonly #handoffs = new Set<Promise<void>>();
+  /** A Lease changed while a tick ran: run another once it ends. */
+  #again = false;
+  /** When the last tick started (clock ms). */
+  #lastTick = Number.NEGATIVE_INFINITY;
+  /** Ends the current pause between ticks. */
+  #wake: (() => void) | undefined;
+  #wakeTimer: { cancel(): void } | undefined;
 
   constructor(options: RangeCoordinatorOptions) {
     this.#o = options;
@@ -108,18 +122,88 @@ export class RangeCoordinator {
   /**
    * Runs until `signal` aborts, then leaves: hands off every range (bounded by the renew deadline:
    * a range still busy then is left to expire), releases the range Leases and the membership Lease.
+   * A tick runs every retry period, and sooner (at most one per {@link minTickGapMs}) when the
+   * store's watch reports another replica's Lease changing hands: a range released, a member joining
+   * or leaving.
    */
   async run(signal: AbortSignal): Promise<void> {
     const { clock, retryPeriodMs } = this.#o;
+    this.#watch(signal);
     while (!signal.aborted) {
-      this.#tick ??= this.#once().finally(() => {
-        this.#tick = undefined;
-      });
-      await clock.sleep(retryPeriodMs, signal);
+      if (this.#tick === undefined) {
+        this.#again = false;
+        this.#lastTick = clock.now();
+        this.#tick = this.#once().finally(() => {
+          this.#tick = undefined;
+          if (this.#again) this.#wakeSoon();
+        });
+      }
+      await this.#pause(retryPeriodMs, signal);
       this.#checkDeadlines();
     }
+    this.#wakeTimer?.cancel();
     await this.#tick;
     await this.#leave();
+  }
+
+  /** The least time between two ticks started early by {@link poke}: a tenth of the retry period, at most 100 ms. */
+  get minTickGapMs(): number {
+    return Math.min(100, this.#o.retryPeriodMs / 10);
+  }
+
+  /** Runs a tick soon (after the one running, if any) instead of at the next retry period. */
+  poke(): void {
+    this.#again = true;
+    if (this.#tick === undefined) this.#wakeSoon();
+  }
+
+  #wakeSoon(): void {
+    if (this.#wakeTimer !== undefined) return;
+    const delay = this.#lastTick + this.minTickGapMs - this.#o.clock.now();
+    if (delay <= 0) {
+      this.#wake?.();
+      return;
+    }
+    this.#wakeTimer = this.#o.clock.setTimeout(() => {
+      this.#wakeTimer = undefined;
+      this.#wake?.();
+    }, delay);
+  }
+
+  async #pause(ms: number, signal: AbortSignal): Promise<void> {
+    const ctl = new AbortController();
+    const abort = (): void => ctl.abort();
+    signal.addEventListener('abort', abort, { once: true });
+    this.#wake = abort;
+    try {
+      await this.#o.clock.sleep(ms, ctl.signal);
+    } finally {
+      this.#wake = undefined;
+      signal.removeEventListener('abort', abort);
+    }
+  }
+
+  /**
+   * Pokes on every change of holder of another replica's Lease: a release (range free, member gone)
+   * and a new holder (a member joining, a range taken). Renewals (same holder) and this replica's
+   * own acquisitions and releases are ignored.
+   */
+  #watch(signal: AbortSignal): void {
+    const { identity, store } = this.#o;
+    if (store.watch === undefined) return;
+    const holders = new Map<string, string>();
+    try {
+      store.watch(signal, (lease) => {
+        const name = lease.metadata?.name ?? '';
+        const holder = lease.spec?.holderIdentity ?? '';
+        const prev = holders.get(name);
+        holders.set(name, holder);
+        if (prev === holder || holder === identity || prev === identity) return;
+        this.poke();
+      });
+    } catch (err) {
+      this.#o.logger.warn({ err }, 'watching the ring Leases failed; polling every retry period');
+    }
   }
 
   #timeout(): { signal: AbortSignal; cancel: () => void } {
@@ -309,7 +393,8 @@ export class RangeCoordinator {
         h.handedOff = true;
         const t = this.#timeout();
         try {
-          await this.#release(i, h, h.lease, t.signal);
+          // Failed (a renewal raced it: stale resourceVersion)? The next tick releases from a fresh list.
+          if (!(await this.#release(i, h, h.lease, t.signal))) this.poke();
         } finally {
           t.cancel();
         }
@@ -318,16 +403,20 @@ export class RangeCoordinator {
     this.#handoffs.add(p);
   }
 
-  async #release(i: number, h: Held, base: V1Lease, signal: AbortSignal): Promise<void> {
+  /** Writes the release of range `i`; false when the write failed (retried at the next tick). */
+  async #release(i: number, h: Held, base: V1Lease, signal: AbortSignal): Promise<boolean> {
     try {
       await this.#o.store.update(this.#body(rangeLeaseName(this.#o.ring, i), String(i), '', base), signal);
-      if (this.#held.get(i) !== h) return;
+    } catch (err) {
+      this.#o.logger.debug({ err, range: i }, 'releasing a range Lease failed; retried next tick');
+      return false;
+    }
+    if (this.#held.get(i) === h) {
       this.#held.delete(i);
       this.#o.logger.debug({ range: i }, 'range released');
       this.#o.callbacks.released(i);
-    } catch (err) {
-      this.#o.logger.debug({ err, range: i }, 'releasing a range Lease failed; retried next period');
     }
+    return true;
   }
 
   async #leave(): Promise<void> {

@@ -135,32 +135,88 @@ export class TestEnv {
 /**
  * A Manager's connection to the server that a test can cut: while {@link cut} is true, every Lease
  * request of `hashSharding` and every LIST and WATCH its informers start fail with
- * `ERR_CONNECTION` (a partition; cut forever and stop the Manager: a kill -9, nothing released).
- * Pass {@link leases} as `hashSharding.leases` and {@link listerWatcherFactory} as the Manager's.
+ * `ERR_CONNECTION`, and setting it ends every watch open through it with that error (a partition;
+ * cut forever and stop the Manager: a kill -9, nothing released). Pass {@link leases} as
+ * `hashSharding.leases` and {@link listerWatcherFactory} as the Manager's.
  */
 export class SeverableConnection {
-  cut = false;
   readonly leases: RangeLeaseStore;
   readonly listerWatcherFactory: ListerWatcherFactory;
+  #cut = false;
+  readonly #open = new Set<() => void>();
 
   constructor(kubeConfig: KubeConfig, ring: { namespace: string; name: string }) {
     const guard = (): void => {
-      if (this.cut) throw new KinformerError(ErrorCodes.CONNECTION, 'cut off from the API server');
-    };
-    const store = objectClientLeaseStore(new ObjectClient(kubeConfig), ring.namespace, ring.name);
-    this.leases = {
-      list: async (signal) => (guard(), store.list(signal)),
-      create: async (lease, signal) => (guard(), store.create(lease, signal)),
-      update: async (lease, signal) => (guard(), store.update(lease, signal)),
+      if (this.#cut) throw severed();
     };
     const base = kubeConfigListerWatchers(kubeConfig);
     this.listerWatcherFactory = (gvr, request) => {
       const lw = base(gvr, request);
       return {
         list: async (o, c) => (guard(), lw.list(o, c)),
-        watch: async (o, c) => (guard(), lw.watch(o, c)),
+        watch: async (o, c) => {
+          guard();
+          return this.#severable(await lw.watch(o, c));
+        },
         ...(lw.watchListSupported === undefined ? {} : { watchListSupported: lw.watchListSupported }),
       };
     };
+    const store = objectClientLeaseStore(
+      new ObjectClient(kubeConfig),
+      ring.namespace,
+      ring.name,
+      this.listerWatcherFactory,
+    );
+    this.leases = {
+      list: async (signal) => (guard(), store.list(signal)),
+      create: async (lease, signal) => (guard(), store.create(lease, signal)),
+      update: async (lease, signal) => (guard(), store.update(lease, signal)),
+      watch: (signal, onChange) => store.watch!(signal, onChange),
+    };
   }
+
+  /** True while cut off. Setting it to true also ends every open watch. */
+  get cut(): boolean {
+    return this.#cut;
+  }
+
+  set cut(value: boolean) {
+    this.#cut = value;
+    if (value) for (const end of [...this.#open]) end();
+  }
+
+  /** `events`, ending with `ERR_CONNECTION` as soon as the connection is cut. */
+  #severable<E>(events: AsyncIterable<E>): AsyncIterable<E> {
+    const open = this.#open;
+    return {
+      [Symbol.asyncIterator]: () => {
+        const it = events[Symbol.asyncIterator]();
+        let end!: () => void;
+        const ended = new Promise<never>((_, reject) => {
+          end = () => {
+            open.delete(end);
+            reject(severed());
+            void it.return?.();
+          };
+        });
+        ended.catch(() => undefined);
+        open.add(end);
+        return {
+          next: async () => {
+            const r = await Promise.race([it.next(), ended]);
+            if (r.done === true) open.delete(end);
+            return r;
+          },
+          return: async () => {
+            open.delete(end);
+            return (await it.return?.()) ?? { done: true, value: undefined };
+          },
+        };
+      },
+    };
+  }
+}
+
+function severed(): KinformerError {
+  return new KinformerError(ErrorCodes.CONNECTION, 'cut off from the API server');
 }
