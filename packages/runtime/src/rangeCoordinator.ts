@@ -441,5 +441,22 @@ export class RangeCoordinator {
     const deadline = new AbortController();
     await Promise.race([Promise.all([...this.#handoffs]), clock.sleep(renewDeadlineMs, deadline.signal)]);
     deadline.abort();
+    // A release that failed (a renewal raced it) is retried once from a fresh list: the loop that
+    // would retry it has ended, and a range left to expire costs the others a lease duration.
+    const pending = [...this.#held].filter(([, h]) => h.handedOff);
+    if (pending.length === 0) return;
+    const t = this.#timeout();
+    try {
+      const leases = new Map((await this.#o.store.list(t.signal)).map((l) => [l.metadata?.name ?? '', l]));
+      await Promise.all(
+        pending.map(([i, h]) =>
+          this.#release(i, h, leases.get(rangeLeaseName(this.#o.ring, i)) ?? h.lease, t.signal),
+        ),
+      );
+    } catch (err) {
+      this.#o.logger.debug({ err }, 'listing the ring Leases to release failed');
+    } finally {
+      t.cancel();
+    }
   }
 }
