@@ -11,7 +11,6 @@
  * Usage: `node --expose-gc bench/dist/shardBench.js [pods=20000] [replicas=3]`.
  */
 import { fork } from 'node:child_process';
-import net from 'node:net';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createListWatch } from '@kinformer/client-node';
@@ -20,6 +19,7 @@ import { Reflector } from '@kinformer/reflector';
 import { FakeApiServer } from '@kinformer/testing';
 import { ListWatch } from '@kubernetes/client-node';
 import { benchKubeConfig } from './benchKubeConfig.js';
+import { countingProxy } from './shardCountingProxy.js';
 import { gcHeap } from './heap.js';
 import { makeRealisticPod } from './realisticPods.js';
 
@@ -96,24 +96,6 @@ async function child(url: string, mode: Mode, replica: number, replicas: number)
   stop.abort();
   await run;
   process.send!(result);
-}
-
-/** A TCP proxy to `target` that counts the bytes the server sends. */
-async function countingProxy(target: URL): Promise<{ url: string; bytes: () => number; close: () => void }> {
-  let bytes = 0;
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port), target.hostname);
-    upstream.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-    });
-    client.pipe(upstream);
-    upstream.pipe(client);
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}`, bytes: () => bytes, close: () => server.close() };
 }
 
 function runChild(url: string, mode: Mode, replica: number, replicas: number): Promise<ChildResult> {
