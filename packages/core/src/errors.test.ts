@@ -280,20 +280,21 @@ describe('KinformerError.fromStatus: every Status example in apiserver-protocol.
     expect(isTooManyRequestsError(err)).toBe(true);
   });
 
-  it.each<[number, ErrorCode]>([
-    [400, ErrorCodes.BAD_REQUEST],
-    [401, ErrorCodes.UNAUTHORIZED],
-    [403, ErrorCodes.FORBIDDEN],
-    [404, ErrorCodes.NOT_FOUND],
-    [409, ErrorCodes.CONFLICT],
-    [410, ErrorCodes.RESOURCE_EXPIRED],
-    [422, ErrorCodes.INVALID],
-    [429, ErrorCodes.TOO_MANY_REQUESTS],
-    [500, ErrorCodes.INTERNAL],
-    [503, ErrorCodes.SERVICE_UNAVAILABLE],
-    [504, ErrorCodes.TIMEOUT],
-    [418, ErrorCodes.API_STATUS],
-    [502, ErrorCodes.API_STATUS],
+  // The code strings users match on (docs/errors.md), not the constants: a changed value fails here.
+  it.each<[number, string]>([
+    [400, 'ERR_BAD_REQUEST'],
+    [401, 'ERR_UNAUTHORIZED'],
+    [403, 'ERR_FORBIDDEN'],
+    [404, 'ERR_NOT_FOUND'],
+    [409, 'ERR_CONFLICT'],
+    [410, 'ERR_RESOURCE_EXPIRED'],
+    [422, 'ERR_INVALID'],
+    [429, 'ERR_TOO_MANY_REQUESTS'],
+    [500, 'ERR_INTERNAL'],
+    [503, 'ERR_SERVICE_UNAVAILABLE'],
+    [504, 'ERR_TIMEOUT'],
+    [418, 'ERR_API_STATUS'],
+    [502, 'ERR_API_STATUS'],
   ])('maps a Status with only code %d to %s', (code, expected) => {
     expect(KinformerError.fromStatus({ code }).code).toBe(expected);
     expect(KinformerError.fromStatus({}, { httpStatus: code }).code).toBe(expected);

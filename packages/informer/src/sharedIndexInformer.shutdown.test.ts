@@ -102,32 +102,6 @@ describe('handler shutdown (client-go ShutDownEventHandler)', () => {
     });
   });
 
-  it('drops buffered notifications: no call starts after shutdown was asked', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('1'));
-    const informer = newInformer(lw);
-    const { ac, done } = run(informer);
-    const { promise: gate, resolve: release } = deferred();
-    const seen: string[] = [];
-    const reg = informer.addEventHandler({
-      onAdd: async (obj) => {
-        seen.push(keyOf(obj));
-        await gate;
-      },
-    });
-    (await lw.nextWatch()).add(pod('a', '2')).add(pod('b', '3')).add(pod('c', '4'));
-    await waitFor(
-      () => seen.length === 1 && informer.stats().handlers[0]?.bufferDepth === 2,
-      'a in progress',
-    );
-    const stopped = reg.shutdown();
-    release();
-    await stopped;
-    await settle();
-    expect(seen).toEqual(['default/a']);
-    ac.abort();
-    await done;
-  });
-
   it('is idempotent, ignores another informer’s registration, and resolves after the informer stopped', async () => {
     const lw = new FakeListerWatcher<Pod>().enqueueList(podList('1', pod('a', '1')));
     const informer = newInformer(lw);

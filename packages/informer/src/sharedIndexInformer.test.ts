@@ -520,34 +520,39 @@ describe('SharedIndexInformer', () => {
     });
   });
 
-  // client-go TestRemoveWhileActive
-  it('delivers nothing more after a handler is removed, even what was already buffered', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
-    const { informer } = newInformer(lw);
-    const { promise: gate, resolve: release } = deferred();
-    const seen: string[] = [];
-    const reg = informer.addEventHandler({
-      onAdd: async (obj) => {
-        seen.push(keyOf(obj));
-        await gate;
-      },
-    });
-    const { ac, done } = run(informer);
-    const watch = await lw.nextWatch();
-    watch.add(pod('a', '11')).add(pod('b', '12')).add(pod('c', '13'));
-    await waitFor(
-      () => seen.length === 1 && informer.stats().handlers[0]!.bufferDepth === 2,
-      'a in progress, b and c buffered',
-    );
-    reg.remove();
-    release();
-    watch.add(pod('d', '14'));
-    await waitFor(() => informer.getStore().size() === 4, 'the cache');
-    await settle();
-    expect(seen).toEqual(['default/a']);
-    ac.abort();
-    await done;
-  });
+  // client-go TestRemoveWhileActive; shutdown() (client-go ShutDownEventHandler) drops the same and also
+  // waits for the call in progress.
+  it.each(['remove', 'shutdown'] as const)(
+    'delivers nothing more after a handler is unregistered with %s(), even what was already buffered',
+    async (how) => {
+      const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
+      const { informer } = newInformer(lw);
+      const { promise: gate, resolve: release } = deferred();
+      const seen: string[] = [];
+      const reg = informer.addEventHandler({
+        onAdd: async (obj) => {
+          seen.push(keyOf(obj));
+          await gate;
+        },
+      });
+      const { ac, done } = run(informer);
+      const watch = await lw.nextWatch();
+      watch.add(pod('a', '11')).add(pod('b', '12')).add(pod('c', '13'));
+      await waitFor(
+        () => seen.length === 1 && informer.stats().handlers[0]!.bufferDepth === 2,
+        'a in progress, b and c buffered',
+      );
+      const stopped = how === 'remove' ? reg.remove() : reg.shutdown();
+      release();
+      await stopped;
+      watch.add(pod('d', '14'));
+      await waitFor(() => informer.getStore().size() === 4, 'the cache');
+      await settle();
+      expect(seen).toEqual(['default/a']);
+      ac.abort();
+      await done;
+    },
+  );
 
   // client-go TestAddWhileActive
   it('gives a late handler the cached objects first; its hasSynced waits until it processed them', async () => {

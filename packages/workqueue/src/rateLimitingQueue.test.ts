@@ -8,6 +8,12 @@ async function getItem<K>(q: RateLimitingQueue<K>): Promise<K> {
   return item;
 }
 
+/** How long until the clock's next timer fires (the delay of the last rate-limited add), or undefined. */
+function delayOf(clock: FakeClock): number | undefined {
+  const at = clock.nextTimerAt();
+  return at === undefined ? undefined : at - clock.now();
+}
+
 describe('RateLimitingQueue', () => {
   // client-go TestRateLimitingQueue
   it('delays each rate-limited add by the limiter, per item, and forget resets the item', () => {
@@ -16,10 +22,7 @@ describe('RateLimitingQueue', () => {
       clock,
       rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: 1000 }),
     });
-    const delay = (): number | undefined => {
-      const at = clock.nextTimerAt();
-      return at === undefined ? undefined : at - clock.now();
-    };
+    const delay = (): number | undefined => delayOf(clock);
 
     q.addRateLimited('one');
     expect(delay()).toBe(1);
@@ -74,7 +77,7 @@ describe('RateLimitingQueue', () => {
   it('uses the default controller rate limiter when none is given: per-item backoff from 5 ms', () => {
     const clock = new FakeClock();
     const q = new RateLimitingQueue<string>({ clock });
-    const delay = (): number => clock.nextTimerAt()! - clock.now();
+    const delay = (): number | undefined => delayOf(clock);
     q.addRateLimited('a');
     expect(delay()).toBe(5);
     clock.advance(5);

@@ -19,6 +19,14 @@ async function isSettled(promise: Promise<unknown>): Promise<boolean> {
   return settled;
 }
 
+/** A queue whose `items` have all been handed out (being processed, not done). */
+async function queueProcessing(...items: string[]): Promise<WorkQueue<string>> {
+  const q = new WorkQueue<string>();
+  for (const item of items) q.add(item);
+  for (const item of items) expect(await getItem(q)).toBe(item);
+  return q;
+}
+
 async function getItem<K>(q: WorkQueue<K>): Promise<K> {
   const { item, shutdown } = await q.get();
   if (shutdown) throw new Error('expected an item, the queue is shut down');
@@ -289,22 +297,14 @@ describe('WorkQueue', () => {
 
     // client-go TestNoQueueDrainageUsingShutDown
     it('shutdown returns without waiting for items being processed', async () => {
-      const q = new WorkQueue<string>();
-      q.add('foo');
-      q.add('bar');
-      await q.get();
-      await q.get();
+      const q = await queueProcessing('foo', 'bar');
       expect(q.shutdown()).toBeUndefined();
       expect(await q.get()).toEqual({ item: undefined, shutdown: true });
     });
 
     // client-go TestForceQueueShutdownUsingShutDown
     it('shutdown after shutdownWithDrain makes the drain resolve without the items being done', async () => {
-      const q = new WorkQueue<string>();
-      q.add('foo');
-      q.add('bar');
-      await q.get();
-      await q.get();
+      const q = await queueProcessing('foo', 'bar');
       const drained = q.shutdownWithDrain();
       expect(await q.get()).toEqual({ item: undefined, shutdown: true });
       expect(await isSettled(drained)).toBe(false);
