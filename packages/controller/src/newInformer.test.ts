@@ -355,37 +355,63 @@ describe('newIndexerInformer', () => {
 // delete and what to re-deliver. While an async handler is awaited, the rest of the popped batch must
 // already be in the store, or those decisions are made against a stale cache (client-go holds the
 // FIFO lock while processing, so replace/resync never see a half-applied batch).
+/**
+ * A newInformer over `lists` whose handler records every event, and waits on a gate in the call that
+ * `blocks` picks (the first such call only): `waiting()` tells when it does, `release()` lets it go on.
+ */
+function gatedInformer(
+  lists: Parameters<FakeListerWatcher<Pod>['enqueueList']>,
+  blocks: { onAdd?: (obj: Pod) => boolean; onUpdate?: (newObj: Pod) => boolean },
+  options: { resyncPeriodMs?: number } = {},
+) {
+  const clock = new FakeClock();
+  const lw = new FakeListerWatcher<Pod>().enqueueList(...lists);
+  const events: Event[] = [];
+  const record = recorder(events);
+  const gate = deferred();
+  let waiting = false;
+  const hold = async (blocked: boolean): Promise<void> => {
+    if (!blocked || waiting) return;
+    waiting = true;
+    await gate.promise;
+  };
+  const { store, controller } = newInformer<Pod>(
+    lw,
+    {
+      ...record,
+      ...(blocks.onAdd && {
+        onAdd: async (obj: Pod, initial: boolean) => {
+          void record.onAdd?.(obj, initial);
+          await hold(blocks.onAdd?.(obj) ?? false);
+        },
+      }),
+      ...(blocks.onUpdate && {
+        onUpdate: async (oldObj: Pod, newObj: Pod) => {
+          void record.onUpdate?.(oldObj, newObj);
+          await hold(blocks.onUpdate?.(newObj) ?? false);
+        },
+      }),
+    },
+    { clock, reflectorOptions: { backoff: noBackoff }, ...options },
+  );
+  const ac = new AbortController();
+  const done = controller.run(ac.signal);
+  return { clock, lw, events, store, waiting: () => waiting, release: gate.resolve, ac, done };
+}
+
 describe('newInformer with an async handler', () => {
   it('detects a deletion by a relist that happens while the handler awaits (no stale object left in the store)', async () => {
-    const clock = new FakeClock();
-    const lw = new FakeListerWatcher<Pod>().enqueueList(
-      podList('10', pod('a', '1'), pod('b', '1')),
-      podList('20', pod('a', '1')), // b was deleted while the watch was down
+    const { lw, events, store, waiting, release, ac, done } = gatedInformer(
+      [
+        podList('10', pod('a', '1'), pod('b', '1')),
+        podList('20', pod('a', '1')), // b was deleted while the watch was down
+      ],
+      { onAdd: (obj) => obj.metadata?.name === 'a' },
     );
-    const events: Event[] = [];
-    const record = recorder(events);
-    const g = deferred();
-    let waiting = false;
-    const { store, controller } = newInformer<Pod>(
-      lw,
-      {
-        ...record,
-        onAdd: async (obj, initial) => {
-          void record.onAdd?.(obj, initial);
-          if (obj.metadata?.name === 'a') {
-            waiting = true;
-            await g.promise;
-          }
-        },
-      },
-      { clock, reflectorOptions: { backoff: noBackoff } },
-    );
-    const ac = new AbortController();
-    const done = controller.run(ac.signal);
-    await waitFor(() => waiting, 'the handler to wait on a');
+    await waitFor(waiting, 'the handler to wait on a');
     (await lw.nextWatch()).error({ code: 410, reason: 'Expired', message: 'too old resource version' });
     await lw.nextWatch(); // the relist happened (and was queued) while the handler waits
-    g.resolve();
+    release();
     await waitFor(() => events.some((e) => e.type === 'delete'), 'the delete of b');
     await waitFor(() => store.listKeys().length === 1, 'the store to hold only a');
     expect(store.listKeys()).toEqual(['default/a']);
@@ -397,37 +423,17 @@ describe('newInformer with an async handler', () => {
   });
 
   it('never moves the store (or the handler) back to an older version when a resync happens while the handler awaits', async () => {
-    const clock = new FakeClock();
-    const lw = new FakeListerWatcher<Pod>().enqueueList(
-      podList('10', pod('a', '1'), pod('b', '1')),
-      podList('20', pod('a', '2'), pod('b', '2')),
+    const { clock, lw, events, store, waiting, release, ac, done } = gatedInformer(
+      [podList('10', pod('a', '1'), pod('b', '1')), podList('20', pod('a', '2'), pod('b', '2'))],
+      { onUpdate: (obj) => obj.metadata?.name === 'a' && obj.metadata.resourceVersion === '2' },
+      { resyncPeriodMs: 1000 },
     );
-    const events: Event[] = [];
-    const record = recorder(events);
-    const g = deferred();
-    let waiting = false;
-    const { store, controller } = newInformer<Pod>(
-      lw,
-      {
-        ...record,
-        onUpdate: async (oldObj, newObj) => {
-          void record.onUpdate?.(oldObj, newObj);
-          if (newObj.metadata?.name === 'a' && newObj.metadata.resourceVersion === '2' && !waiting) {
-            waiting = true;
-            await g.promise;
-          }
-        },
-      },
-      { clock, resyncPeriodMs: 1000, reflectorOptions: { backoff: noBackoff } },
-    );
-    const ac = new AbortController();
-    const done = controller.run(ac.signal);
     await waitFor(() => events.length === 2, 'the initial adds');
     (await lw.nextWatch()).error({ code: 410, reason: 'Expired', message: 'too old resource version' });
     await lw.nextWatch(); // the relist is queued, and the new watch loop's resync timer runs
-    await waitFor(() => waiting, 'the handler to wait on a@2'); // a@2 and b@2 were popped in one batch
+    await waitFor(waiting, 'the handler to wait on a@2'); // a@2 and b@2 were popped in one batch
     await clock.tick(1000); // a resync while the handler waits
-    g.resolve();
+    release();
     await waitFor(
       () => events.filter((e) => e.type === 'update').length === 4,
       'the relist and resync updates',
