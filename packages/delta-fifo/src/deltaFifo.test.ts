@@ -14,6 +14,14 @@ function newFifo(options: DeltaFIFOOptions<TestObj> = {}): DeltaFIFO<TestObj> {
   return new DeltaFIFO<TestObj>({ keyFunction, ...options });
 }
 
+/** Pops `f`'s head and re-queues it a tick later (`RequeueError`), so the test can change the queue meanwhile. */
+function popAndRequeue(f: DeltaFIFO<TestObj>): Promise<unknown> {
+  return f.pop(async () => {
+    await nextTick();
+    throw new RequeueError();
+  });
+}
+
 describe('DeltaFIFO', () => {
   // TestDeltaFIFO_addUpdate
   it('accumulates Add, Update and Delete under one key; pop returns them all and removes the key', async () => {
@@ -44,10 +52,7 @@ describe('DeltaFIFO', () => {
       const f = newFifo();
       f.add(mk('a', 1));
       f.add(mk('b', 1));
-      const popped = f.pop(async () => {
-        await nextTick();
-        throw new RequeueError();
-      });
+      const popped = popAndRequeue(f);
       f.add(mk('c', 1));
       f.update(mk('a', 2)); // a is queued again, behind c
       await popped;
@@ -62,10 +67,7 @@ describe('DeltaFIFO', () => {
       const f = newFifo();
       f.add(mk('a', 1));
       f.delete(mk('a', 1));
-      const popped = f.pop(async () => {
-        await nextTick();
-        throw new RequeueError();
-      });
+      const popped = popAndRequeue(f);
       f.replace([], '1'); // a is not queued now, nor known: no tombstone
       f.add(mk('a', 2));
       f.delete(mk('a', 2));
@@ -78,10 +80,7 @@ describe('DeltaFIFO', () => {
       ]);
       const g = newFifo({ knownObjects: literalLister([mk('z', 0)]) });
       g.delete(mk('z', 1));
-      const gp = g.pop(async () => {
-        await nextTick();
-        throw new RequeueError();
-      });
+      const gp = popAndRequeue(g);
       g.delete(mk('z', 2));
       await gp;
       expect(g.getByKey('z')).toStrictEqual([{ type: 'Deleted', object: mk('z', 1) }]);
