@@ -9,8 +9,10 @@ import {
 } from '@kinformer/core';
 import type { ListerWatcher, WatchEvent } from '@kinformer/reflector';
 import type { ExpectedType } from '@kinformer/reflector/internal';
-import { FakeApiServer, type WatchInjection } from '@kinformer/testing';
-import { eventLine, TamperingProxy, type CannedResponse } from './tamperingProxy.test.helpers.js';
+import type { FakeApiServer } from '@kinformer/testing';
+import { type WatchInjection } from '@kinformer/testing';
+import type { TamperingProxy } from './tamperingProxy.test.helpers.js';
+import { eventLine, type CannedResponse, startProxy } from './tamperingProxy.test.helpers.js';
 import {
   captureLogs,
   LEVEL,
@@ -21,14 +23,15 @@ import {
   serverPod,
 } from '@kinformer/test-tools';
 import {
-  cacheVersions,
+  cacheKeys,
   disposeAll,
   requestLog,
   startReflector,
-  track,
   waitForCacheToMatch,
   type Pod,
   type ReflectorHarness,
+  PODS,
+  startServer,
 } from './testSupport.test.helpers.js';
 
 // Bad input from the API server (or whatever answers in its place), end to end: each kind of bad
@@ -44,7 +47,6 @@ import {
 
 afterEach(disposeAll);
 
-const PODS = { version: 'v1', resource: 'pods', namespace: 'default' } as const;
 const POD_TYPE: ExpectedType = { apiVersion: 'v1', kind: 'Pod' };
 
 interface Setup {
@@ -68,8 +70,8 @@ async function setup(
     realTime?: boolean;
   } = {},
 ): Promise<Setup> {
-  const server = track(await FakeApiServer.start(), (s) => s.close());
-  const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
+  const server = await startServer();
+  const proxy = await startProxy(server);
   server.create('pods', serverPod('a'));
   server.create('pods', serverPod('b'));
   const logs = captureLogs('debug');
@@ -89,6 +91,19 @@ async function watching(s: Setup): Promise<string> {
     describe: () => requestLog(s.server),
   });
   return s.h.reflector.lastSyncResourceVersion();
+}
+
+/**
+ * Once the reflector watches, writes pod `c` and waits until the reflector has it, sends an ADDED
+ * event of `object` down the open watch, writes pod `d` and waits until the cache equals the server.
+ */
+async function injectBetweenGoodEvents(s: Setup, object: unknown): Promise<void> {
+  await watching(s);
+  const lastGood = createPods(s.server, 'c');
+  await waitFor(() => s.h.reflector.lastSyncResourceVersion() === lastGood);
+  s.proxy.injectIntoOpenWatches([eventLine('ADDED', object)]);
+  createPods(s.server, 'd');
+  await waitForCacheToMatch(s.h, s.server);
 }
 
 /**
@@ -205,8 +220,8 @@ const BAD_LINES: BadLine[] = [
 
 describe.each(BAD_LINES)('a watch stream sends $what', ({ code, inject }) => {
   test('the ListerWatcher yields the events before it, then throws a typed error with context', async () => {
-    const server = track(await FakeApiServer.start(), (s) => s.close());
-    const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
+    const server = await startServer();
+    const proxy = await startProxy(server);
     const lw = createListWatch<Pod>(proxy.kubeConfig(), PODS, { maxLineBytes: 4096 });
     const { events, error } = await watchDirectly(
       lw,
@@ -244,13 +259,7 @@ describe.each(BAD_LINES)('a watch stream sends $what', ({ code, inject }) => {
       err: { type: 'KinformerError', code },
     });
     expect(warning!.err!.details).toMatchObject({ resource: 'pods.v1', verb: 'watch' });
-    expect(cacheVersions(s.h.indexer).map(([k]) => k)).toEqual([
-      'default/a',
-      'default/b',
-      'default/c',
-      'default/d',
-      'default/e',
-    ]);
+    expect(cacheKeys(s.h.indexer)).toEqual(['default/a', 'default/b', 'default/c', 'default/d', 'default/e']);
   });
 });
 
@@ -289,61 +298,54 @@ describe('a watch stream is cut inside a line', () => {
 });
 
 describe('events the reflector cannot store or must not store', () => {
-  test('an object without a name: the store rejects it (ERR_KEY_FUNC, logged at error), the stream goes on, nothing is lost', async () => {
-    const s = await setup();
-    await watching(s);
-    const lastGood = createPods(s.server, 'c');
-    await waitFor(() => s.h.reflector.lastSyncResourceVersion() === lastGood);
-    s.proxy.injectIntoOpenWatches([
-      eventLine('ADDED', {
-        kind: 'Pod',
-        apiVersion: 'v1',
-        metadata: { namespace: 'default', resourceVersion: '999' },
-      }),
-    ]);
-    createPods(s.server, 'd');
-    await waitForCacheToMatch(s.h, s.server);
-
-    expect(requestLog(s.server)).toHaveLength(2); // one list, one watch: the stream was never restarted
-    expect(s.h.reflector.stats()).toMatchObject({ malformed: 0, relists: 0 });
-    const [line] = linesWithCode(s.logs, ErrorCodes.KEY_FUNC, LEVEL.error);
-    expect(line).toMatchObject({
-      component: 'reflector',
-      type: 'ADDED',
-      resourceVersion: '999',
-      msg: 'the store rejected a watch event; continuing',
-    });
-    expect(s.h.reflector.lastSyncResourceVersion()).not.toBe('999'); // a rejected event does not move the RV
-  });
-
-  test('an object of the wrong kind (expectedType Pod): skipped and logged with ERR_UNEXPECTED_TYPE, the stream goes on', async () => {
-    const s = await setup({ expectedType: POD_TYPE });
-    await watching(s);
-    const before = createPods(s.server, 'c');
-    await waitFor(() => s.h.reflector.lastSyncResourceVersion() === before);
-    s.proxy.injectIntoOpenWatches([
-      eventLine('ADDED', {
+  test.each([
+    {
+      what: 'an object without a name: the store rejects it (ERR_KEY_FUNC, logged at error), the stream goes on, nothing is lost',
+      expectedType: undefined,
+      object: { kind: 'Pod', apiVersion: 'v1', metadata: { namespace: 'default', resourceVersion: '999' } },
+      stats: { malformed: 0, relists: 0 },
+      code: ErrorCodes.KEY_FUNC,
+      logged: {
+        component: 'reflector',
+        type: 'ADDED',
+        resourceVersion: '999',
+        msg: 'the store rejected a watch event; continuing',
+      },
+      // a rejected event does not move the RV
+      notStored: (s: Setup) => expect(s.h.reflector.lastSyncResourceVersion()).not.toBe('999'),
+    },
+    {
+      what: 'an object of the wrong kind (expectedType Pod): skipped and logged with ERR_UNEXPECTED_TYPE, the stream goes on',
+      expectedType: POD_TYPE,
+      object: {
         kind: 'ConfigMap',
         apiVersion: 'v1',
         metadata: { name: 'c', namespace: 'default', resourceVersion: '998' },
         data: {},
-      }),
-    ]);
-    createPods(s.server, 'd');
-    await waitForCacheToMatch(s.h, s.server);
+      },
+      stats: { skipped: 1, malformed: 0 },
+      code: ErrorCodes.UNEXPECTED_TYPE,
+      logged: { component: 'reflector', expected: 'v1, Kind=Pod', apiVersion: 'v1', kind: 'ConfigMap' },
+      notStored: (s: Setup) => expect(s.h.indexer.getByKey('default/c')?.kind).not.toBe('ConfigMap'),
+    },
+  ])('$what', async ({ expectedType, object, stats, code, logged, notStored }) => {
+    const s = await setup(expectedType === undefined ? {} : { expectedType });
+    await injectBetweenGoodEvents(s, object);
 
-    expect(requestLog(s.server)).toHaveLength(2);
-    expect(s.h.reflector.stats()).toMatchObject({ skipped: 1, malformed: 0 });
-    const [line] = linesWithCode(s.logs, ErrorCodes.UNEXPECTED_TYPE, LEVEL.error);
-    expect(line).toMatchObject({
-      component: 'reflector',
-      expected: 'v1, Kind=Pod',
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-    });
-    expect(s.h.indexer.getByKey('default/c')?.kind).not.toBe('ConfigMap');
+    expect(requestLog(s.server)).toHaveLength(2); // one list, one watch: the stream was never restarted
+    expect(s.h.reflector.stats()).toMatchObject(stats);
+    const [line] = linesWithCode(s.logs, code, LEVEL.error);
+    expect(line).toMatchObject(logged);
+    notStored(s);
   });
 });
+
+/** Asserts one resourceVersion anomaly, no relist, and the reflector's log line `msg` with its code and `fields`. */
+function expectResourceVersionAnomaly(s: Setup, msg: string, fields: Partial<LogLine>): void {
+  expect(s.h.reflector.stats()).toMatchObject({ resourceVersionAnomalies: 1, relists: 0 });
+  const line = s.logs.lines.find((l) => l.msg === msg);
+  expect(line).toMatchObject({ component: 'reflector', code: ErrorCodes.BAD_RESOURCE_VERSION, ...fields });
+}
 
 describe('resourceVersions that are not numbers or go back in time', () => {
   test('a non-numeric resourceVersion is accepted as opaque, counted and logged with context; later events set it right', async () => {
@@ -357,12 +359,8 @@ describe('resourceVersions that are not numbers or go back in time', () => {
     s.server.patch('pods', 'a', { metadata: { labels: { touched: 'yes' } } });
     await waitForCacheToMatch(s.h, s.server);
 
-    expect(s.h.reflector.stats()).toMatchObject({ resourceVersionAnomalies: 1, relists: 0 });
-    const line = s.logs.lines.find((l) => l.msg === 'non-numeric resourceVersion; treating it as opaque');
-    expect(line).toMatchObject({
+    expectResourceVersionAnomaly(s, 'non-numeric resourceVersion; treating it as opaque', {
       level: LEVEL.debug,
-      component: 'reflector',
-      code: ErrorCodes.BAD_RESOURCE_VERSION,
       resourceVersion: 'not-a-number',
     });
     expect(requestLog(s.server)).toHaveLength(2);
@@ -400,12 +398,8 @@ describe('resourceVersions that are not numbers or go back in time', () => {
     await waitForCacheToMatch(s.h, s.server);
 
     const oldRV = old.metadata.resourceVersion!;
-    expect(s.h.reflector.stats()).toMatchObject({ resourceVersionAnomalies: 1, relists: 0 });
-    const line = s.logs.lines.find((l) => l.msg === 'resourceVersion went backwards');
-    expect(line).toMatchObject({
+    expectResourceVersionAnomaly(s, 'resourceVersion went backwards', {
       level: LEVEL.warn,
-      component: 'reflector',
-      code: ErrorCodes.BAD_RESOURCE_VERSION,
       resourceVersion: oldRV,
       previous: newer.metadata.resourceVersion,
     });
@@ -539,7 +533,7 @@ describe('an in-stream ERROR with a Status of unknown code and reason', () => {
   };
 
   test('the ListerWatcher throws ERR_API_STATUS carrying the Status', async () => {
-    const server = track(await FakeApiServer.start(), (s) => s.close());
+    const server = await startServer();
     const lw = createListWatch<Pod>(server.kubeConfig(), PODS);
     const { events, error } = await watchDirectly(
       lw,

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { ErrorCodes, isKinformerError } from '@kinformer/core';
 import { createListWatch } from '@kinformer/client-node';
 import { FakeApiServer } from '@kinformer/testing';
-import { KubeConfig, type User } from '@kubernetes/client-node';
+import type { User } from '@kubernetes/client-node';
+import { kubeConfigFor } from './testSupport.test.helpers.js';
 
 // Credentials that rotate: an exec plugin's token revoked by the server, an in-cluster
 // service-account token file the kubelet rewrites. The server authenticates only the tokens it is
@@ -23,17 +24,6 @@ afterEach(async () => {
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-function kubeConfigFor(user: Partial<User>): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: server.url, skipTLSVerify: true }],
-    users: [{ name: 'u', ...user }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kc;
-}
 
 /** An exec plugin that prints `token-<n>` (no expiry) on its n-th run, counting runs in a file. */
 function countingPlugin(): { user: Partial<User>; runs: () => number } {
@@ -64,7 +54,7 @@ describe('exec plugin credentials after a 401', () => {
   it('a credential without expiry is dropped on a 401 and the request is sent once more with a fresh one', async () => {
     const plugin = countingPlugin();
     server.requireBearerTokens(['token-1']);
-    const lw = createListWatch(kubeConfigFor(plugin.user), PODS);
+    const lw = createListWatch(kubeConfigFor(server.url, plugin.user), PODS);
     await lw.list({}, { signal: signal() });
     await lw.list({}, { signal: signal() });
     expect(plugin.runs()).toBe(1); // cached: no expiry
@@ -85,7 +75,7 @@ describe('exec plugin credentials after a 401', () => {
   it('retries once only: a credential the server keeps refusing fails with ERR_UNAUTHORIZED after two requests', async () => {
     const plugin = countingPlugin();
     server.requireBearerTokens(['never-issued']);
-    const lw = createListWatch(kubeConfigFor(plugin.user), PODS);
+    const lw = createListWatch(kubeConfigFor(server.url, plugin.user), PODS);
     const err: unknown = await lw.list({}, { signal: signal() }).catch((e: unknown) => e);
     expect(isKinformerError(err) && err.code).toBe(ErrorCodes.UNAUTHORIZED);
     expect(statuses()).toEqual([401, 401]);
@@ -95,7 +85,7 @@ describe('exec plugin credentials after a 401', () => {
   it('a watch refused with 401 is opened again with a fresh credential', async () => {
     const plugin = countingPlugin();
     server.requireBearerTokens(['token-1']);
-    const lw = createListWatch(kubeConfigFor(plugin.user), PODS);
+    const lw = createListWatch(kubeConfigFor(server.url, plugin.user), PODS);
     const list = await lw.list({}, { signal: signal() });
     server.requireBearerTokens(['token-2']);
     const ac = new AbortController();
@@ -123,7 +113,7 @@ describe('service-account token files', () => {
     const file = join(dir, 'token');
     writeFileSync(file, 'sa-token-1\n'); // the kubelet writes no newline; a hand-made file may
     server.requireBearerTokens(['sa-token-1']);
-    const lw = createListWatch(kubeConfigFor(inCluster(file)), PODS);
+    const lw = createListWatch(kubeConfigFor(server.url, inCluster(file)), PODS);
     await lw.list({}, { signal: signal() });
     // The kubelet rotates the token; the API server stops accepting the old one.
     writeFileSync(file, 'sa-token-2');
@@ -137,7 +127,7 @@ describe('service-account token files', () => {
     const file = join(dir, 'token');
     writeFileSync(file, 'sa-token-1');
     server.requireBearerTokens(['sa-token-1']);
-    const lw = createListWatch(kubeConfigFor(inCluster(file)), PODS);
+    const lw = createListWatch(kubeConfigFor(server.url, inCluster(file)), PODS);
     // The wall clock, skewed: what client-go's cachingTokenSource and kinformer both read.
     const realNow = Date.now;
     let skew = 0;

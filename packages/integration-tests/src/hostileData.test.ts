@@ -2,7 +2,7 @@ import { createListWatch } from '@kinformer/client-node';
 import { ErrorCodes } from '@kinformer/core';
 import { MAX_OBJECT_DEPTH } from '@kinformer/core/internal';
 import { SharedIndexInformer, waitForCacheSync } from '@kinformer/informer';
-import { FakeApiServer } from '@kinformer/testing';
+import type { FakeApiServer } from '@kinformer/testing';
 import {
   captureLogs,
   LEVEL,
@@ -11,8 +11,17 @@ import {
   type CapturedLogs,
   serverPod,
 } from '@kinformer/test-tools';
-import { TamperingProxy } from './tamperingProxy.test.helpers.js';
-import { cacheVersions, disposeAll, serverVersions, track, type Pod } from './testSupport.test.helpers.js';
+import type { TamperingProxy } from './tamperingProxy.test.helpers.js';
+import { startProxy } from './tamperingProxy.test.helpers.js';
+import {
+  cacheVersions,
+  disposeAll,
+  serverVersions,
+  track,
+  type Pod,
+  PODS,
+  startServer,
+} from './testSupport.test.helpers.js';
 
 // Hostile data from the server, end to end through a SharedIndexInformer (objects frozen, the
 // default outside production): an object nested 100 000 levels deep, resourceVersions that are not
@@ -22,8 +31,6 @@ import { cacheVersions, disposeAll, serverVersions, track, type Pod } from './te
 
 afterEach(disposeAll);
 
-const PODS = { version: 'v1', resource: 'pods', namespace: 'default' } as const;
-
 interface Setup {
   server: FakeApiServer;
   proxy: TamperingProxy;
@@ -32,8 +39,8 @@ interface Setup {
 }
 
 async function setup(): Promise<Setup> {
-  const server = track(await FakeApiServer.start(), (s) => s.close());
-  const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
+  const server = await startServer();
+  const proxy = await startProxy(server);
   server.create('pods', serverPod('a'));
   server.create('pods', serverPod('b'));
   const logs = captureLogs('debug');

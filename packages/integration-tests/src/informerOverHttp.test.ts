@@ -1,9 +1,9 @@
 import { ErrorCodes, isDeletedFinalStateUnknown, isKinformerError, type KubeObject } from '@kinformer/core';
 import { SharedInformerFactory, waitForCacheSync, type ResourceEventHandler } from 'kinformer';
-import { FakeApiServer } from '@kinformer/testing';
+import type { FakeApiServer } from '@kinformer/testing';
 import type { V1Pod } from '@kubernetes/client-node';
 import { captureLogs, waitFor, serverPod } from '@kinformer/test-tools';
-import { disposeAll, track } from './testSupport.test.helpers.js';
+import { disposeAll, track, startServer } from './testSupport.test.helpers.js';
 
 // SharedInformerFactory against FakeApiServer over real HTTP: a few thousand pods across namespaces,
 // typed accessors, custom indexes, handlers (late, failing), CRDs, metadata-only informers,
@@ -15,10 +15,6 @@ afterEach(disposeAll);
 const NAMESPACES = 10;
 const NODES = 20;
 const PODS_PER_NAMESPACE = 300;
-
-async function startServer(): Promise<FakeApiServer> {
-  return track(await FakeApiServer.start(), (s) => s.close());
-}
 
 /** A factory whose informers run until the test ends (shut down in afterEach). */
 function newFactory(

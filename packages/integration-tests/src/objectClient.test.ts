@@ -33,6 +33,15 @@ const deployment = (name: string, replicas: number): V1Deployment => ({
   },
 });
 
+/** An apply configuration of deployment `web`: only the fields its manager owns. */
+const webApplied = (fields: { spec: { replicas: number } } | Pick<V1Deployment, 'status'>): V1Deployment =>
+  ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: ns },
+    ...fields,
+  }) as V1Deployment;
+
 async function start(options: ConstructorParameters<typeof ObjectClient>[1] = {}): Promise<ObjectClient> {
   server = await FakeApiServer.start();
   return new ObjectClient(server.kubeConfig(), { fieldManager: 'test-controller', ...options });
@@ -148,18 +157,9 @@ describe('ObjectClient', () => {
     expect(created.metadata?.managedFields).toMatchObject([
       { manager: 'test-controller', operation: 'Apply' },
     ]);
-    await client.apply(
-      deployments,
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'web', namespace: ns },
-        spec: { replicas: 2 },
-      } as V1Deployment,
-      {
-        fieldManager: 'hpa',
-      },
-    );
+    await client.apply(deployments, webApplied({ spec: { replicas: 2 } }), {
+      fieldManager: 'hpa',
+    });
     const conflict = await rejection(client.apply(deployments, deployment('web', 3)));
     expect([conflict.code, isConflict(conflict), conflict.status?.message]).toEqual([
       ErrorCodes.CONFLICT,
@@ -190,12 +190,7 @@ describe('ObjectClient', () => {
       { status: { readyReplicas: 1 } },
     );
     expect(s2.status).toEqual({ replicas: 1, readyReplicas: 1 });
-    const s3 = await client.applyStatus(deployments, {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'web', namespace: ns },
-      status: { availableReplicas: 1 },
-    });
+    const s3 = await client.applyStatus(deployments, webApplied({ status: { availableReplicas: 1 } }));
     expect(s3.status).toMatchObject({ availableReplicas: 1 });
     expect(
       s3.metadata?.managedFields?.find((m) => m.manager === 'test-controller' && m.operation === 'Apply'),
@@ -260,16 +255,7 @@ describe('ObjectClient', () => {
       await client.apply(deployments, deployment('web', 4), { ...dry, force: true }),
       await client.updateStatus(deployments, { ...d, status: { replicas: 1 } }, dry),
       await client.patchStatus(deployments, key, { status: { replicas: 2 } }, dry),
-      await client.applyStatus(
-        deployments,
-        {
-          apiVersion: 'apps/v1',
-          kind: 'Deployment',
-          metadata: { name: 'web', namespace: ns },
-          status: { replicas: 3 },
-        },
-        dry,
-      ),
+      await client.applyStatus(deployments, webApplied({ status: { replicas: 3 } }), dry),
       await client.updateScale(deployments, key, 7, dry),
       await client.delete(deployments, key, dry),
     ];

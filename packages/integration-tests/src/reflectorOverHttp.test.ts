@@ -2,18 +2,21 @@ import { createListWatch } from '@kinformer/client-node';
 import { ErrorCodes, realClock, type Status } from '@kinformer/core';
 import { FakeClock } from '@kinformer/core/testing';
 import type { ListerWatcher } from '@kinformer/reflector';
-import { FakeApiServer } from '@kinformer/testing';
+import { FakeApiServer, type FailNextOptions } from '@kinformer/testing';
 import { RecordingBackoff, waitFor, serverPod } from '@kinformer/test-tools';
 import {
+  cacheKeys,
   cacheVersions,
   disposeAll,
   requestLog,
   serverVersions,
   startReflector,
-  track,
   waitForCacheToMatch,
   type Pod,
   type ReflectorHarness,
+  type StartReflectorOptions,
+  PODS,
+  startServer,
 } from './testSupport.test.helpers.js';
 
 // The reflector's failure handling (client-go.md §1.6, §10.1; apiserver-protocol.md §9.1, §10) over
@@ -26,15 +29,37 @@ import {
 
 afterEach(disposeAll);
 
-const PODS = { version: 'v1', resource: 'pods', namespace: 'default' } as const;
 const T0 = Date.parse('2026-01-01T00:00:00Z');
-
-async function startServer(): Promise<FakeApiServer> {
-  return track(await FakeApiServer.start(), (s) => s.close());
-}
 
 function podsOf(server: FakeApiServer): ListerWatcher<Pod> {
   return createListWatch<Pod>(server.kubeConfig(), PODS);
+}
+
+/**
+ * A server holding the pods `existing` (answering its next requests with `failNext`, if given) and a
+ * reflector on a FakeClock (`T0`) started on it.
+ */
+async function startWithPods(
+  existing: readonly string[],
+  options: Omit<StartReflectorOptions<Pod>, 'clock'> & { failNext?: FailNextOptions } = {},
+): Promise<{ server: FakeApiServer; clock: FakeClock; h: ReflectorHarness<Pod> }> {
+  const { failNext, ...reflectorOptions } = options;
+  const server = await startServer();
+  for (const name of existing) server.create('pods', serverPod(name));
+  if (failNext) server.faults.failNext(failNext);
+  const clock = new FakeClock(T0);
+  const h = startReflector(podsOf(server), { ...reflectorOptions, clock });
+  return { server, clock, h };
+}
+
+/** {@link startWithPods}, then waits until the reflector watches (from `listRV`). */
+async function startWatching(
+  existing: readonly string[] = [],
+  options: Omit<StartReflectorOptions<Pod>, 'clock'> = {},
+): Promise<{ server: FakeApiServer; clock: FakeClock; h: ReflectorHarness<Pod>; listRV: string }> {
+  const started = await startWithPods(existing, options);
+  await started.server.waitForWatchers(1);
+  return { ...started, listRV: started.server.resourceVersion };
 }
 
 /** The Status of a watch cache that no longer holds `rv` (§4.6). */
@@ -62,6 +87,17 @@ async function createAndSee(
   return rv;
 }
 
+/** Creates the pod `name` and waits until the reflector's cache equals the server's objects. */
+async function createAndSync(server: FakeApiServer, h: ReflectorHarness<Pod>, name: string): Promise<void> {
+  server.create('pods', serverPod(name));
+  await waitForCacheToMatch(h, server);
+}
+
+/** Asserts the pod requests: the first list (RV "0") and the watch from `listRV`, then `after`. */
+function expectRequestsAfterStart(server: FakeApiServer, listRV: string, after: string[]): void {
+  expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 200', `watch rv=${listRV} → 200`, ...after]);
+}
+
 /** Waits until the server has received `n` list/watch requests for pods. */
 async function waitForRequests(server: FakeApiServer, n: number): Promise<void> {
   await waitFor(() => requestLog(server).length >= n, { describe: () => requestLog(server) });
@@ -76,10 +112,7 @@ async function waitForSleep(clock: FakeClock, ms: number, server: FakeApiServer)
 
 describe.each(['DeltaFIFO', 'RealFIFO'] as const)('list and watch over HTTP (%s)', (queue) => {
   test('five pods arrive, the watch is cut after the 2nd, the reflector rewatches from its RV: all in order, exactly two watches', async () => {
-    const server = await startServer();
-    const h = startReflector(podsOf(server), { queue });
-    await server.waitForWatchers(1);
-    const listRV = server.resourceVersion;
+    const { server, h, listRV } = await startWatching([], { queue });
     const p2RV = await createAndSee(server, h, 'p1', 'p2');
     expect(server.faults.dropWatches()).toBe(1);
     for (const name of ['p3', 'p4', 'p5']) server.create('pods', serverPod(name));
@@ -95,11 +128,7 @@ describe.each(['DeltaFIFO', 'RealFIFO'] as const)('list and watch over HTTP (%s)
     expect(h.applied.map((d) => Number(d.resourceVersion))).toEqual(
       [...h.applied.map((d) => Number(d.resourceVersion))].sort((a, b) => a - b),
     );
-    expect(requestLog(server)).toEqual([
-      'list rv=0 limit=500 → 200',
-      `watch rv=${listRV} → 200`,
-      `watch rv=${p2RV} → 200`,
-    ]);
+    expectRequestsAfterStart(server, listRV, [`watch rv=${p2RV} → 200`]);
     expect(h.reflector.stats()).toMatchObject({
       lists: 1,
       relists: 0,
@@ -110,11 +139,7 @@ describe.each(['DeltaFIFO', 'RealFIFO'] as const)('list and watch over HTTP (%s)
   });
 
   test('a 410 ERROR event in the stream makes it relist from the last RV; objects deleted meanwhile leave the cache', async () => {
-    const server = await startServer();
-    for (const name of ['a', 'b', 'c']) server.create('pods', serverPod(name));
-    const h = startReflector(podsOf(server), { queue });
-    await server.waitForWatchers(1);
-    const listRV = server.resourceVersion;
+    const { server, h, listRV } = await startWatching(['a', 'b', 'c'], { queue });
     const lastRV = await createAndSee(server, h, 'd');
     expect(server.faults.injectIntoWatches({ error: tooOldStatus(lastRV, String(Number(lastRV) + 5)) })).toBe(
       1,
@@ -125,103 +150,64 @@ describe.each(['DeltaFIFO', 'RealFIFO'] as const)('list and watch over HTTP (%s)
     await waitForRequests(server, 4);
     await waitForCacheToMatch(h, server);
 
-    expect(requestLog(server)).toEqual([
-      'list rv=0 limit=500 → 200',
-      `watch rv=${listRV} → 200`,
+    expectRequestsAfterStart(server, listRV, [
       `list rv=${lastRV} → 200`,
       `watch rv=${server.resourceVersion} → 200`,
     ]);
     expect(h.reflector.stats()).toMatchObject({ lists: 2, relists: 1, expired410: 1 });
     expect(h.handlerErrors).toEqual([]); // errors during a watch never reach the handler (client-go)
     expect(h.applied.filter((d) => d.type === 'Deleted').map((d) => d.key)).toEqual(['default/a']);
-    expect(cacheVersions(h.indexer).map(([k]) => k)).toEqual([
-      'default/b',
-      'default/c',
-      'default/d',
-      'default/e',
-    ]);
+    expect(cacheKeys(h.indexer)).toEqual(['default/b', 'default/c', 'default/d', 'default/e']);
   });
 });
 
 describe('the watch ends', () => {
   test('a clean end (server timeout) rewatches from the last RV at once, without relisting', async () => {
-    const server = await startServer();
-    const h = startReflector(podsOf(server));
-    await server.waitForWatchers(1);
-    const listRV = server.resourceVersion;
+    const { server, h, listRV } = await startWatching();
     const lastRV = await createAndSee(server, h, 'a', 'b');
     expect(server.faults.endWatches()).toBe(1);
     await server.waitFor(() => server.requests.filter((r) => r.verb === 'watch').length === 2);
-    server.create('pods', serverPod('c'));
-    await waitForCacheToMatch(h, server);
+    await createAndSync(server, h, 'c');
 
-    expect(requestLog(server)).toEqual([
-      'list rv=0 limit=500 → 200',
-      `watch rv=${listRV} → 200`,
-      `watch rv=${lastRV} → 200`,
-    ]);
+    expectRequestsAfterStart(server, listRV, [`watch rv=${lastRV} → 200`]);
     expect(h.backoff).toMatchObject({ steps: 0 });
     expect(h.reflector.stats()).toMatchObject({ lists: 1, watchRestarts: 1 });
   });
 
   test('a watch that ends within a second without any event counts as an error and relists (VeryShortWatchError)', async () => {
-    const server = await startServer();
-    const h = startReflector(podsOf(server));
-    await server.waitForWatchers(1);
-    const listRV = server.resourceVersion;
+    const { server, h, listRV } = await startWatching();
     server.faults.endWatches(); // the fake clock has not moved: the watch "lasted" 0 ms with 0 events
     await waitFor(() => h.reflector.stats().watchStarts === 2);
-    server.create('pods', serverPod('a'));
-    await waitForCacheToMatch(h, server);
+    await createAndSync(server, h, 'a');
 
-    expect(requestLog(server)).toEqual([
-      'list rv=0 limit=500 → 200',
-      `watch rv=${listRV} → 200`,
-      `list rv=${listRV} → 200`,
-      `watch rv=${listRV} → 200`,
-    ]);
+    expectRequestsAfterStart(server, listRV, [`list rv=${listRV} → 200`, `watch rv=${listRV} → 200`]);
     expect(h.reflector.stats()).toMatchObject({ veryShortWatches: 1, relists: 1 });
     expect(h.backoff).toMatchObject({ steps: 1 });
   });
 
   test('the same idle watch ended after more than a second is a normal end: rewatch, no relist', async () => {
-    const server = await startServer();
-    const clock = new FakeClock(T0);
-    const h = startReflector(podsOf(server), { clock });
-    await server.waitForWatchers(1);
-    const listRV = server.resourceVersion;
+    const { server, clock, h, listRV } = await startWatching();
     await clock.tick(1500);
     server.faults.endWatches();
     await waitFor(() => h.reflector.stats().watchStarts === 2);
-    server.create('pods', serverPod('a'));
-    await waitForCacheToMatch(h, server);
+    await createAndSync(server, h, 'a');
 
-    expect(requestLog(server)).toEqual([
-      'list rv=0 limit=500 → 200',
-      `watch rv=${listRV} → 200`,
-      `watch rv=${listRV} → 200`,
-    ]);
+    expectRequestsAfterStart(server, listRV, [`watch rv=${listRV} → 200`]);
     expect(h.reflector.stats()).toMatchObject({ veryShortWatches: 0, relists: 0 });
   });
 });
 
 describe('410: the history is gone', () => {
   test('after a compaction the rewatch gets an in-stream 410 and the reflector relists from its last RV', async () => {
-    const server = await startServer();
-    const h = startReflector(podsOf(server));
-    await server.waitForWatchers(1);
-    const listRV = server.resourceVersion;
+    const { server, h, listRV } = await startWatching();
     const lastRV = await createAndSee(server, h, 'a', 'b');
     const oldest = server.faults.compact();
     expect(Number(oldest)).toBeGreaterThan(Number(lastRV));
     server.faults.endWatches();
     await waitForRequests(server, 5);
-    server.create('pods', serverPod('c'));
-    await waitForCacheToMatch(h, server);
+    await createAndSync(server, h, 'c');
 
-    expect(requestLog(server)).toEqual([
-      'list rv=0 limit=500 → 200',
-      `watch rv=${listRV} → 200`,
+    expectRequestsAfterStart(server, listRV, [
       `watch rv=${lastRV} → 200`, // 200, then ERROR 410 "too old resource version"
       `list rv=${lastRV} → 200`, // "not older than": the relist never goes back in time
       `watch rv=${oldest} → 200`,
@@ -231,22 +217,16 @@ describe('410: the history is gone', () => {
   });
 
   test('an up-front HTTP 410 on the watch (legacy servers) reaches the watchErrorHandler and relists', async () => {
-    const server = await startServer();
-    const h = startReflector(podsOf(server));
-    await server.waitForWatchers(1);
-    const listRV = server.resourceVersion;
+    const { server, h, listRV } = await startWatching();
     const lastRV = await createAndSee(server, h, 'a');
     server.faults.failNext({ status: 410, verbs: ['watch'] });
     server.faults.endWatches();
     await waitForRequests(server, 5);
-    server.create('pods', serverPod('b'));
-    await waitForCacheToMatch(h, server);
+    await createAndSync(server, h, 'b');
 
     expect(h.handlerErrorCodes()).toEqual([ErrorCodes.RESOURCE_EXPIRED]);
     expect(h.handlerErrors[0]).toMatchObject({ httpStatus: 410, status: { reason: 'Expired' } });
-    expect(requestLog(server)).toEqual([
-      'list rv=0 limit=500 → 200',
-      `watch rv=${listRV} → 200`,
+    expectRequestsAfterStart(server, listRV, [
       `watch rv=${lastRV} → 410`,
       `list rv=${lastRV} → 200`,
       `watch rv=${lastRV} → 200`,
@@ -257,11 +237,7 @@ describe('410: the history is gone', () => {
 
 describe('429: the server asks to slow down', () => {
   test('429 JSON with Retry-After on the watch: waits Retry-After, rewatches from the same RV, never relists (TestNoRelistOnTooManyRequests)', async () => {
-    const server = await startServer();
-    const clock = new FakeClock(T0);
-    const h = startReflector(podsOf(server), { clock });
-    await server.waitForWatchers(1);
-    const listRV = server.resourceVersion;
+    const { server, clock, h, listRV } = await startWatching();
     const lastRV = await createAndSee(server, h, 'a');
     server.faults.failNext({ status: 429, verbs: ['watch'], count: 2, retryAfterSeconds: 3 });
     server.faults.endWatches();
@@ -270,12 +246,9 @@ describe('429: the server asks to slow down', () => {
     await waitForSleep(clock, 3000, server);
     await clock.tick(3000);
     await server.waitForWatchers(1);
-    server.create('pods', serverPod('b'));
-    await waitForCacheToMatch(h, server);
+    await createAndSync(server, h, 'b');
 
-    expect(requestLog(server)).toEqual([
-      'list rv=0 limit=500 → 200',
-      `watch rv=${listRV} → 200`,
+    expectRequestsAfterStart(server, listRV, [
       `watch rv=${lastRV} → 429`,
       `watch rv=${lastRV} → 429`,
       `watch rv=${lastRV} → 200`,
@@ -285,48 +258,25 @@ describe('429: the server asks to slow down', () => {
   });
 
   test('the plain-text 429 of API Priority and Fairness is a 429 too: Retry-After honoured, no relist', async () => {
-    const server = await startServer();
-    const clock = new FakeClock(T0);
-    const h = startReflector(podsOf(server), { clock });
-    await server.waitForWatchers(1);
+    const { server, clock, h } = await startWatching();
     const lastRV = await createAndSee(server, h, 'a');
     server.faults.failNext({ status: 429, plainText: true, verbs: ['watch'], retryAfterSeconds: 2 });
     server.faults.endWatches();
     await waitForSleep(clock, 2000, server);
     await clock.tick(2000);
     await server.waitForWatchers(1);
-    server.create('pods', serverPod('b'));
-    await waitForCacheToMatch(h, server);
+    await createAndSync(server, h, 'b');
 
     expect(requestLog(server).slice(2)).toEqual([`watch rv=${lastRV} → 429`, `watch rv=${lastRV} → 200`]);
     expect(h.reflector.stats()).toMatchObject({ lists: 1, relists: 0 });
   });
-
-  test('a 429 on the LIST goes to the watchErrorHandler and the next list waits Retry-After', async () => {
-    const server = await startServer();
-    server.create('pods', serverPod('a'));
-    const clock = new FakeClock(T0);
-    server.faults.failNext({ status: 429, verbs: ['list'], retryAfterSeconds: 4 });
-    const h = startReflector(podsOf(server), { clock });
-    await waitForSleep(clock, 4000, server);
-    expect(h.handlerErrorCodes()).toEqual([ErrorCodes.TOO_MANY_REQUESTS]);
-    expect(h.handlerErrors[0]).toMatchObject({ retryAfterSeconds: 4 });
-    await clock.tick(4000);
-    await waitForCacheToMatch(h, server);
-    expect(requestLog(server)).toEqual([
-      'list rv=0 limit=500 → 429',
-      'list rv=0 limit=500 → 200',
-      `watch rv=${server.resourceVersion} → 200`,
-    ]);
-  });
 });
 
-describe('5xx on the LIST', () => {
+describe('a failed LIST (5xx, 429)', () => {
   test('500 twice: each goes to the watchErrorHandler, backs off one step, then the list succeeds', async () => {
-    const server = await startServer();
-    for (const name of ['a', 'b']) server.create('pods', serverPod(name));
-    server.faults.failNext({ status: 500, verbs: ['list'], count: 2 });
-    const h = startReflector(podsOf(server));
+    const { server, h } = await startWithPods(['a', 'b'], {
+      failNext: { status: 500, verbs: ['list'], count: 2 },
+    });
     await waitForCacheToMatch(h, server);
     await server.waitForWatchers(1);
 
@@ -341,20 +291,39 @@ describe('5xx on the LIST', () => {
     ]);
   });
 
-  test('503 with Retry-After: the next list waits max(backoff step, Retry-After), then recovers', async () => {
-    const server = await startServer();
-    server.create('pods', serverPod('a'));
-    const clock = new FakeClock(T0);
-    server.faults.failNext({ status: 503, verbs: ['list'] }); // retryAfterSeconds 5 by default
-    const h = startReflector(podsOf(server), { clock, backoff: new RecordingBackoff(800) });
-    await waitForSleep(clock, 5000, server);
-    expect(h.handlerErrorCodes()).toEqual([ErrorCodes.SERVICE_UNAVAILABLE]);
-    await clock.tick(4999);
-    expect(requestLog(server)).toEqual(['list rv=0 limit=500 → 503']);
+  test.each([
+    {
+      what: 'a 429 on the LIST goes to the watchErrorHandler and the next list waits Retry-After',
+      failNext: { status: 429, verbs: ['list'], retryAfterSeconds: 4 },
+      code: ErrorCodes.TOO_MANY_REQUESTS,
+      waitMs: 4000,
+      backoff: undefined,
+    },
+    {
+      what: '503 with Retry-After: the next list waits max(backoff step, Retry-After), then recovers',
+      failNext: { status: 503, verbs: ['list'] }, // retryAfterSeconds 5 by default
+      code: ErrorCodes.SERVICE_UNAVAILABLE,
+      waitMs: 5000,
+      backoff: new RecordingBackoff(800),
+    },
+  ] satisfies Array<{
+    what: string;
+    failNext: FailNextOptions;
+    code: string;
+    waitMs: number;
+    backoff?: unknown;
+  }>)('$what', async ({ failNext, code, waitMs, backoff }) => {
+    const { server, clock, h } = await startWithPods(['a'], { failNext, ...(backoff && { backoff }) });
+    await waitForSleep(clock, waitMs, server);
+    expect(h.handlerErrorCodes()).toEqual([code]);
+    expect(h.handlerErrors[0]).toMatchObject({ retryAfterSeconds: waitMs / 1000 });
+    await clock.tick(waitMs - 1);
+    const failed = `list rv=0 limit=500 → ${failNext.status}`;
+    expect(requestLog(server)).toEqual([failed]);
     await clock.tick(1);
     await waitForCacheToMatch(h, server);
     expect(requestLog(server)).toEqual([
-      'list rv=0 limit=500 → 503',
+      failed,
       'list rv=0 limit=500 → 200',
       `watch rv=${server.resourceVersion} → 200`,
     ]);
@@ -398,10 +367,10 @@ describe('pagination', () => {
   });
 
   test('a large consistent list is fetched in pages of pageSize and merged', async () => {
-    const server = await startServer();
-    for (let i = 0; i < 7; i++) server.create('pods', serverPod(`p${i}`));
-    server.faults.failNext({ status: 410, verbs: ['list'] });
-    const h = startReflector(podsOf(server), { reflector: { pageSize: 3 } });
+    const { server, h } = await startWithPods(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6'], {
+      failNext: { status: 410, verbs: ['list'] },
+      reflector: { pageSize: 3 },
+    });
     await waitForCacheToMatch(h, server);
     expect(requestLog(server).slice(0, 4)).toEqual([
       'list rv=0 limit=3 → 410',
@@ -414,16 +383,12 @@ describe('pagination', () => {
 
 describe('too large resourceVersion', () => {
   test('a relist answered 504 ResourceVersionTooLarge is retried at once with RV "" (consistent read)', async () => {
-    const server = await startServer();
-    server.create('pods', serverPod('a'));
-    const h = startReflector(podsOf(server));
-    await server.waitForWatchers(1);
+    const { server, h } = await startWatching(['a']);
     const lastRV = await createAndSee(server, h, 'b');
     server.faults.failNext({ status: 504, tooLargeResourceVersion: true, verbs: ['list'] });
     server.faults.injectIntoWatches({ error: tooOldStatus(lastRV, lastRV) });
     await waitFor(() => requestLog(server).length === 5);
-    server.create('pods', serverPod('c'));
-    await waitForCacheToMatch(h, server);
+    await createAndSync(server, h, 'c');
 
     expect(requestLog(server).slice(2)).toEqual([
       `list rv=${lastRV} → 504`,
@@ -437,11 +402,7 @@ describe('too large resourceVersion', () => {
 
 describe('stall detection', () => {
   test('a watch that delivers nothing for timeoutSeconds + stallMarginMs is aborted and restarted from the same RV; events queued meanwhile arrive', async () => {
-    const server = await startServer();
-    const clock = new FakeClock(T0);
-    const h = startReflector(podsOf(server), { clock, reflector: { stallMarginMs: 1000 } });
-    await server.waitForWatchers(1);
-    const listRV = server.resourceVersion;
+    const { server, clock, h, listRV } = await startWatching([], { reflector: { stallMarginMs: 1000 } });
     const stall = server.faults.stallWatches({ includeNew: false });
     server.create('pods', serverPod('a')); // queued on the stalled stream: the client never sees it there
     server.create('pods', serverPod('b'));
@@ -453,11 +414,7 @@ describe('stall detection', () => {
     stall.release();
 
     expect(h.reflector.stats()).toMatchObject({ stalls: 1, relists: 0, watchRestarts: 1 });
-    expect(requestLog(server)).toEqual([
-      'list rv=0 limit=500 → 200',
-      `watch rv=${listRV} → 200`,
-      `watch rv=${listRV} → 200`,
-    ]);
+    expectRequestsAfterStart(server, listRV, [`watch rv=${listRV} → 200`]);
     expect(server.openWatchCount()).toBe(1); // the stalled request was closed
     expect(h.handlerErrors).toEqual([]);
   });
@@ -481,10 +438,7 @@ describe('API server restart', () => {
   }
 
   test('with its history kept: the reflector rewatches from its RV and gets what was written during the outage, no relist', async () => {
-    const server = await startServer();
-    const clock = new FakeClock(T0);
-    const h = startReflector(podsOf(server), { clock });
-    await server.waitForWatchers(1);
+    const { server, clock, h } = await startWatching();
     const lastRV = await createAndSee(server, h, 'a', 'b');
     await restartWithOutage(server, clock, false, () => {
       server.create('pods', serverPod('c'));
@@ -502,11 +456,7 @@ describe('API server restart', () => {
   });
 
   test('with its history lost: the rewatch gets 410 and the reflector relists; deletions during the outage reach the cache as tombstones', async () => {
-    const server = await startServer();
-    for (const name of ['a', 'b']) server.create('pods', serverPod(name));
-    const clock = new FakeClock(T0);
-    const h = startReflector(podsOf(server), { clock });
-    await server.waitForWatchers(1);
+    const { server, clock, h } = await startWatching(['a', 'b']);
     const lastRV = await createAndSee(server, h, 'c');
     await restartWithOutage(server, clock, true, () => {
       server.delete('pods', 'b');
@@ -522,7 +472,7 @@ describe('API server restart', () => {
       `watch rv=${server.resourceVersion} → 200`,
     ]);
     expect(h.reflector.stats()).toMatchObject({ relists: 1, expired410: 1 });
-    expect(cacheVersions(h.indexer).map(([k]) => k)).toEqual(['default/a', 'default/c', 'default/d']);
+    expect(cacheKeys(h.indexer)).toEqual(['default/a', 'default/c', 'default/d']);
     const deleted = h.applied.filter((d) => d.type === 'Deleted');
     expect(deleted.map((d) => d.key)).toEqual(['default/b']);
   });
@@ -539,9 +489,8 @@ describe('API server restart', () => {
     });
     await waitFor(() => h.handlerErrors.length >= 2);
     expect(new Set(h.handlerErrorCodes())).toEqual(new Set([ErrorCodes.CONNECTION]));
-    const server = track(await FakeApiServer.start({ port }), (s) => s.close());
-    server.create('pods', serverPod('a'));
-    await waitForCacheToMatch(h, server);
+    const server = await startServer({ port });
+    await createAndSync(server, h, 'a');
     expect(requestLog(server)[0]).toBe('list rv=0 limit=500 → 200');
     expect(serverVersions(server)).toEqual(cacheVersions(h.indexer));
   });

@@ -10,8 +10,7 @@ import {
 } from '@kinformer/core';
 import { SharedInformerFactory } from 'kinformer';
 import { FakeApiServer } from '@kinformer/testing';
-import { KubeConfig } from '@kubernetes/client-node';
-import { TamperingProxy, type ProxyUser } from './tamperingProxy.test.helpers.js';
+import { type ProxyUser, startProxy } from './tamperingProxy.test.helpers.js';
 import { captureLogs, waitFor, serverPod } from '@kinformer/test-tools';
 import {
   disposeAll,
@@ -20,6 +19,9 @@ import {
   track,
   waitForCacheToMatch,
   type Pod,
+  PODS,
+  startServer,
+  kubeConfigFor,
 } from './testSupport.test.helpers.js';
 
 // Security over real HTTP: credentials never reach logs or errors, objects from the server are data
@@ -28,7 +30,6 @@ import {
 
 afterEach(disposeAll);
 
-const PODS = { version: 'v1', resource: 'pods', namespace: 'default' } as const;
 const TOKEN = 'kinformer-s3cret-bearer-7f3a9c1e';
 const USERNAME = 'kinformer-admin';
 const PASSWORD = 'kinformer-hunter2-pa55w0rd';
@@ -53,8 +54,8 @@ describe.each<[string, ProxyUser, string]>([
   ['basic auth', { username: USERNAME, password: PASSWORD }, `Basic ${BASIC}`],
 ])('credentials (%s) never appear in logs or errors', (_what, user, authorization) => {
   test('while lists fail with 401, 403, 500 and watches are refused, reset and cut, at log level trace', async () => {
-    const server = track(await FakeApiServer.start(), (s) => s.close());
-    const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
+    const server = await startServer();
+    const proxy = await startProxy(server);
     server.create('pods', serverPod('a'));
     const logs = captureLogs('trace');
     const lw = createListWatch<Pod>(proxy.kubeConfig(user), PODS, { logger: logs.logger });
@@ -87,13 +88,7 @@ describe.each<[string, ProxyUser, string]>([
       thrown.push(await lw.list({}, { signal: AbortSignal.timeout(2000) }).catch((e: unknown) => e));
     }
     const closedPort = await FakeApiServer.start();
-    const refusedConfig = new KubeConfig();
-    refusedConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: closedPort.url, skipTLSVerify: true }],
-      users: [{ name: 'u', ...user }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    const refusedConfig = kubeConfigFor(closedPort.url, user);
     await closedPort.close();
     thrown.push(
       await createListWatch<Pod>(refusedConfig, PODS, { logger: logs.logger })
@@ -128,14 +123,7 @@ describe.each<[string, ProxyUser, string]>([
 describe('credentials in the cluster URL', () => {
   /** What a list fails with when the cluster's server URL is `server` (the user has a token). */
   async function listErrorWithServer(server: string): Promise<unknown> {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server, skipTLSVerify: true }],
-      users: [{ name: 'u', token: TOKEN }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    return createListWatch(kc, PODS)
+    return createListWatch(kubeConfigFor(server, { token: TOKEN }), PODS)
       .list({}, { signal: AbortSignal.timeout(2000) })
       .catch((e: unknown) => e);
   }
@@ -164,7 +152,7 @@ describe('credentials in the cluster URL', () => {
 
 describe('401 and 403 surface as typed errors with the server message', () => {
   test('401 on the LIST: ERR_UNAUTHORIZED "Unauthorized" with the Status; 403 on the WATCH: ERR_FORBIDDEN naming the verb and resource', async () => {
-    const server = track(await FakeApiServer.start(), (s) => s.close());
+    const server = await startServer();
     server.faults.failNext({ status: 401, verbs: ['list'] });
     const h = startReflector(createListWatch<Pod>(server.kubeConfig(), PODS));
     await waitFor(() => h.reflector.isWatching());
@@ -202,8 +190,8 @@ describe.each([
   ],
 ] as const)('an informer answered %d', (status, code, message) => {
   test('factory.waitForCacheSync rejects with the cause (instead of hanging), and neither the error nor the trace logs hold the token', async () => {
-    const server = track(await FakeApiServer.start(), (s) => s.close());
-    const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
+    const server = await startServer();
+    const proxy = await startProxy(server);
     server.faults.failNext({ status, verbs: ['list'], count: 1000 });
     const logs = captureLogs('trace');
     const factory = new SharedInformerFactory(proxy.kubeConfig({ token: TOKEN }), {
@@ -233,26 +221,17 @@ describe.each([
 
 describe('an exec credential plugin that fails', () => {
   test('an informer retrying it never logs or returns its output: the error names the executable and its exit code, its stderr goes to stderr', async () => {
-    const server = track(await FakeApiServer.start(), (s) => s.close());
+    const server = await startServer();
     const leak = 'refresh_token=kinformer-plugin-leak-93b1';
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: server.url, skipTLSVerify: true }],
-      users: [
-        {
-          name: 'u',
-          exec: {
-            apiVersion: 'client.authentication.k8s.io/v1',
-            command: process.execPath,
-            args: [
-              '-e',
-              `process.stderr.write(${JSON.stringify(leak)}); process.stdout.write('not json ${leak}'); process.exit(2)`,
-            ],
-          },
-        },
-      ],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
+    const kc = kubeConfigFor(server.url, {
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: process.execPath,
+        args: [
+          '-e',
+          `process.stderr.write(${JSON.stringify(leak)}); process.stdout.write('not json ${leak}'); process.exit(2)`,
+        ],
+      },
     });
     const stderr: string[] = [];
     // The plugin's stderr is written to process.stderr: catch it there (and keep the test output quiet).
@@ -297,8 +276,8 @@ describe('an exec credential plugin that fails', () => {
 describe('objects from the server are data', () => {
   test('__proto__, constructor and prototype keys in labels, annotations and spec do not pollute Object.prototype and round-trip through the cache and listers', async () => {
     const before = Object.getOwnPropertyNames(Object.prototype).sort();
-    const server = track(await FakeApiServer.start(), (s) => s.close());
-    const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
+    const server = await startServer();
+    const proxy = await startProxy(server);
     const evil = serverPod('evil', { labels: { constructor: 'y', prototype: 'z' } });
     evil.metadata.annotations = { constructor: 'a', prototype: 'b' };
     evil.spec = { ...evil.spec, constructor: { prototype: { polluted: 'yes' } } };
@@ -377,7 +356,7 @@ describe('objects from the server are data', () => {
   // key with `Object.defineProperty(out, key, { value, enumerable: true, writable: true,
   // configurable: true })` when `key === '__proto__'`.
   test('FakeApiServer keeps own __proto__ keys of the objects it stores, as JSON does', async () => {
-    const server = track(await FakeApiServer.start(), (s) => s.close());
+    const server = await startServer();
     const body = JSON.parse(
       '{"metadata":{"name":"p","namespace":"default","annotations":{"__proto__":"x","keep":"me"}},"spec":{"__proto__":{"polluted":"yes"},"keep":"me"}}',
     ) as Pod;
@@ -390,7 +369,7 @@ describe('objects from the server are data', () => {
 
   test('label and annotation values that look like code are stored verbatim and never evaluated', async () => {
     const g = globalThis as { __kinformerPwned?: unknown };
-    const server = track(await FakeApiServer.start(), (s) => s.close());
+    const server = await startServer();
     const payloads = {
       template: "${globalThis.__kinformerPwned = 'template'}",
       quote: "'); globalThis.__kinformerPwned = 'eval'; ('",
@@ -434,7 +413,7 @@ describe('selectors are encoded into the query, never spliced into the URL', () 
       { fieldSelector: 'metadata.name=a\r\nX-Injected: yes' },
     ],
   ])('%s reaches the server as exactly that string (answered %d)', async (_what, status, selectors) => {
-    const server = track(await FakeApiServer.start(), (s) => s.close());
+    const server = await startServer();
     server.create('pods', serverPod('a'));
     const lw = createListWatch<Pod>(server.kubeConfig(), PODS, selectors);
     const result = await lw
@@ -453,7 +432,7 @@ describe('selectors are encoded into the query, never spliced into the URL', () 
   });
 
   test('a valid selector with set operators is sent verbatim and filters the cache on the server side', async () => {
-    const server = track(await FakeApiServer.start(), (s) => s.close());
+    const server = await startServer();
     server.create('pods', serverPod('web', { labels: { app: 'web', tier: 'back' } }));
     server.create('pods', serverPod('db', { labels: { app: 'db', tier: 'back' } }));
     server.create('pods', serverPod('front', { labels: { app: 'web', tier: 'front' } }));
@@ -479,13 +458,7 @@ describe('selectors are encoded into the query, never spliced into the URL', () 
   });
 
   test('a namespace or resource that is not a path segment is refused (ERR_INVALID_OPTION), so it can never change the path', () => {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    const kc = kubeConfigFor('http://127.0.0.1:1');
     for (const resource of [
       { version: 'v1', resource: 'pods', namespace: 'default/../kube-system' },
       { version: 'v1', resource: 'pods?watch=true' },
@@ -500,8 +473,8 @@ describe('selectors are encoded into the query, never spliced into the URL', () 
   });
 
   test('a continue token from a hostile server is sent back encoded: it cannot add or replace query parameters', async () => {
-    const server = track(await FakeApiServer.start(), (s) => s.close());
-    const proxy = track(await TamperingProxy.start(server.url), (p) => p.close());
+    const server = await startServer();
+    const proxy = await startProxy(server);
     server.create('pods', serverPod('a'));
     const token = 'x&labelSelector=&resourceVersion=1&watch=true#';
     proxy.next('list', {

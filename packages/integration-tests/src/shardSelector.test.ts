@@ -1,10 +1,10 @@
 import { createListWatch } from '@kinformer/client-node';
 import { ErrorCodes, shardSelectorFromRanges, splitHashSpace, type KubeObject } from '@kinformer/core';
 import { Reflector } from '@kinformer/reflector';
-import { FakeApiServer } from '@kinformer/testing';
+import type { FakeApiServer } from '@kinformer/testing';
 import { serverPod, waitFor } from '@kinformer/test-tools';
 import fc from 'fast-check';
-import { disposeAll, startReflector, track, type Pod } from './testSupport.test.helpers.js';
+import { disposeAll, startReflector, type Pod, PODS, startServer } from './testSupport.test.helpers.js';
 
 // KEP-5866 end to end: Reflector({ shardSelector }) ← createListWatch ← FakeApiServer with the
 // ShardedListAndWatch gate on (server-side filtering, shardInfo echoed) and off (the parameter ignored:
@@ -13,14 +13,8 @@ import { disposeAll, startReflector, track, type Pod } from './testSupport.test.
 
 afterEach(disposeAll);
 
-const PODS = { version: 'v1', resource: 'pods', namespace: 'default' } as const;
-
 function keys(objs: readonly KubeObject[]): string[] {
   return objs.map((o) => o.metadata!.name!).sort();
-}
-
-async function startServer(gate: boolean): Promise<FakeApiServer> {
-  return track(await FakeApiServer.start({ shardedListAndWatch: gate }), (s) => s.close());
 }
 
 describe.each([
@@ -30,7 +24,7 @@ describe.each([
   test.each([false, true])(
     'holds exactly its range through list (watch-list %s), watch and deletes',
     async (watchList) => {
-      const server = await startServer(gate);
+      const server = await startServer({ shardedListAndWatch: gate });
       const [low] = splitHashSpace(2).map((r) => shardSelectorFromRanges('object.metadata.uid', [r]));
       for (let i = 0; i < 40; i++) server.create('pods', serverPod(`a-${i}`));
       const h = startReflector(createListWatch<Pod>(server.kubeConfig(), PODS), {
@@ -64,7 +58,10 @@ describe.each([
 });
 
 test('property: client-side filtering = server-side filtering = the ranges, for any set of ranges', async () => {
-  const servers = [await startServer(true), await startServer(false)];
+  const servers = [
+    await startServer({ shardedListAndWatch: true }),
+    await startServer({ shardedListAndWatch: false }),
+  ];
   for (const server of servers) for (let i = 0; i < 120; i++) server.create('pods', serverPod(`p-${i}`));
   await fc.assert(
     fc.asyncProperty(

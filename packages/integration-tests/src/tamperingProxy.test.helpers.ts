@@ -8,6 +8,7 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import { track } from './testSupport.test.helpers.js';
 
 // An HTTP proxy in front of a FakeApiServer that forwards everything, except what a test tells it
 // to break: it can answer the next LIST or WATCH itself (an HTML page from a load balancer, a Status
@@ -287,4 +288,9 @@ export class TamperingProxy {
 /** A watch event line, as the API server writes it. */
 export function eventLine(type: string, object: unknown): string {
   return JSON.stringify({ type, object });
+}
+
+/** Starts a {@link TamperingProxy} in front of `server` that `disposeAll` closes. */
+export async function startProxy(server: { readonly url: string }): Promise<TamperingProxy> {
+  return track(await TamperingProxy.start(server.url), (p) => p.close());
 }

@@ -16,7 +16,13 @@ import {
   type ListerWatcher,
   type ReflectorOptions,
 } from '@kinformer/reflector';
-import type { FakeApiServer, RecordedRequest, ResourceRef } from '@kinformer/testing';
+import {
+  FakeApiServer,
+  type FakeApiServerOptions,
+  type RecordedRequest,
+  type ResourceRef,
+} from '@kinformer/testing';
+import { KubeConfig, type User } from '@kubernetes/client-node';
 import { RecordingBackoff, waitFor, type ServerPod, type WaitForOptions } from '@kinformer/test-tools';
 
 // Helpers of the integration suites (the generic ones — waits, log capture, backoffs — are
@@ -28,6 +34,9 @@ import { RecordingBackoff, waitFor, type ServerPod, type WaitForOptions } from '
 
 /** A pod as a user would create it (`serverPod` of `@kinformer/test-tools`). */
 export type Pod = ServerPod;
+
+/** The pods of namespace `default`, as `createListWatch` takes them. */
+export const PODS = { version: 'v1', resource: 'pods', namespace: 'default' } as const;
 
 /** `[key, resourceVersion]` pairs, sorted by key. */
 export type Versions = Array<[string, string]>;
@@ -41,6 +50,11 @@ function versionsOf(objects: readonly KubeObject[]): Versions {
 /** What a cache holds: keys and resourceVersions. */
 export function cacheVersions(store: { list(): KubeObject[] }): Versions {
   return versionsOf(store.list());
+}
+
+/** The keys a cache holds, sorted. */
+export function cacheKeys(store: { list(): KubeObject[] }): string[] {
+  return cacheVersions(store).map(([key]) => key);
 }
 
 /** What the server holds for a resource (in one namespace, if given): keys and resourceVersions. */
@@ -83,6 +97,23 @@ const disposers: Array<() => Promise<void> | void> = [];
 export function track<V>(value: V, dispose: (value: V) => Promise<void> | void): V {
   disposers.push(() => dispose(value));
   return value;
+}
+
+/** A KubeConfig for the server at `url` (its certificate not verified) as `user`. */
+export function kubeConfigFor(url: string, user: Partial<User> = {}): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
+    users: [{ name: 'u', ...user }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kc;
+}
+
+/** Starts a FakeApiServer that {@link disposeAll} closes. */
+export async function startServer(options?: FakeApiServerOptions): Promise<FakeApiServer> {
+  return track(await FakeApiServer.start(options), (s) => s.close());
 }
 
 /** Undoes everything registered with {@link track}, newest first. Call it in `afterEach`. */

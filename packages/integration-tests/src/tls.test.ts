@@ -13,7 +13,7 @@ import {
 } from '@kinformer/testing';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { captureLogs, RecordingBackoff, waitFor, serverPod } from '@kinformer/test-tools';
-import { disposeAll, track, type Pod } from './testSupport.test.helpers.js';
+import { disposeAll, track, type Pod, PODS } from './testSupport.test.helpers.js';
 
 // TLS end to end: FakeApiServer over HTTPS (a test CA, optional client certificates) ←
 // @kubernetes/client-node's KubeConfig ← createListWatch ← SharedIndexInformer /
@@ -24,8 +24,6 @@ import { disposeAll, track, type Pod } from './testSupport.test.helpers.js';
 // everything else; informers sync over HTTPS; tokens and client keys never reach errors or logs.
 
 afterEach(disposeAll);
-
-const PODS = { version: 'v1', resource: 'pods', namespace: 'default' } as const;
 
 /** Node's codes for a server certificate that does not verify (unknown issuer, wrong host name). */
 const UNVERIFIED_SERVER =
