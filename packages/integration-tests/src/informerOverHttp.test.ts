@@ -2,7 +2,7 @@ import { ErrorCodes, isDeletedFinalStateUnknown, isKinformerError, type KubeObje
 import { SharedInformerFactory, waitForCacheSync, type ResourceEventHandler } from 'kinformer';
 import type { FakeApiServer } from '@kinformer/testing';
 import type { V1Pod } from '@kubernetes/client-node';
-import { captureLogs, waitFor, serverPod } from '@kinformer/test-tools';
+import { captureLogs, names, serverPod, waitFor, WIDGETS } from '@kinformer/test-tools';
 import { disposeAll, track, startServer } from './testSupport.test.helpers.js';
 
 // SharedInformerFactory against FakeApiServer over real HTTP: a few thousand pods across namespaces,
@@ -109,18 +109,8 @@ describe('SharedInformerFactory over HTTP with a few thousand pods', () => {
       `update ns-1/pod-1 ${doomed.metadata?.resourceVersion}→${Number(bound.metadata?.resourceVersion) + 1}`,
       'delete ns-1/pod-1',
     ]);
-    expect(
-      lister
-        .namespace('ns-0')
-        .list('app=cache')
-        .map((p) => p.metadata?.name),
-    ).toEqual(['pod-0']);
-    expect(
-      informer
-        .getIndexer()
-        .byIndex('byNode', 'node-99')
-        .map((p) => p.metadata?.name),
-    ).toEqual(['new-pod']);
+    expect(names(lister.namespace('ns-0').list('app=cache'))).toEqual(['pod-0']);
+    expect(names(informer.getIndexer().byIndex('byNode', 'node-99'))).toEqual(['new-pod']);
     expect(lister.namespace('ns-1').get('pod-1')).toBeUndefined();
     expect(lister.list()).toHaveLength(total);
 
@@ -187,14 +177,7 @@ describe('handlers', () => {
 describe('forResource, metadata-only and scoped factories', () => {
   test('forResource serves a CRD registered on the server', async () => {
     const server = await startServer();
-    server.registerResource({
-      group: 'example.com',
-      version: 'v1',
-      resource: 'widgets',
-      kind: 'Widget',
-      namespaced: true,
-      customResource: true,
-    });
+    server.registerResource(WIDGETS);
     const widgets = { group: 'example.com', version: 'v1', resource: 'widgets' };
     server.create(widgets, {
       apiVersion: 'example.com/v1',
@@ -274,7 +257,7 @@ describe('forResource, metadata-only and scoped factories', () => {
     await waitFor(() => seen.seen.length === 3);
 
     expect(seen.seen).toEqual(['add default/web-1 initial', 'add default/db-1', 'delete default/web-1']);
-    expect(lister.list().map((p) => p.metadata?.name)).toEqual(['db-1']);
+    expect(names(lister.list())).toEqual(['db-1']);
     expect(new Set(server.requests.map((r) => r.query.labelSelector))).toEqual(new Set(['app=web']));
   });
 });

@@ -1,13 +1,8 @@
 import fc from 'fast-check';
-import {
-  ErrorCodes,
-  KinformerError,
-  type GroupVersionResource,
-  type KubeObject,
-  type Status,
-} from '@kinformer/core';
+import { ErrorCodes, type GroupVersionResource, type KubeObject, type Status } from '@kinformer/core';
 import { isAlreadyExists, isConflict, isNotFound, ObjectClient, typedResource } from '@kinformer/client-node';
 import { FakeApiServer } from '@kinformer/testing';
+import { kinformerRejection } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Deployment, V1Pod } from '@kubernetes/client-node';
 
 // ObjectClient against FakeApiServer over HTTP: every verb, dry run, the status and scale
@@ -45,16 +40,6 @@ const webApplied = (fields: { spec: { replicas: number } } | Pick<V1Deployment, 
 async function start(options: ConstructorParameters<typeof ObjectClient>[1] = {}): Promise<ObjectClient> {
   server = await FakeApiServer.start();
   return new ObjectClient(server.kubeConfig(), { fieldManager: 'test-controller', ...options });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<KinformerError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(KinformerError);
-    return err as KinformerError;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('ObjectClient', () => {
@@ -106,7 +91,9 @@ describe('ObjectClient', () => {
   test('failures carry the Status; Conflict and AlreadyExists are told apart', async () => {
     const client = await start();
     const a = await client.create(configMaps, { metadata: { name: 'a', namespace: ns } });
-    const exists = await rejection(client.create(configMaps, { metadata: { name: 'a', namespace: ns } }));
+    const exists = await kinformerRejection(
+      client.create(configMaps, { metadata: { name: 'a', namespace: ns } }),
+    );
     expect([
       exists.code,
       exists.httpStatus,
@@ -115,7 +102,7 @@ describe('ObjectClient', () => {
       isConflict(exists),
     ]).toEqual([ErrorCodes.CONFLICT, 409, 'AlreadyExists', true, false]);
     await client.update(configMaps, { ...a, data: { x: '1' } });
-    const stale = await rejection(client.update(configMaps, { ...a, data: { x: '2' } }));
+    const stale = await kinformerRejection(client.update(configMaps, { ...a, data: { x: '2' } }));
     expect([stale.code, stale.status?.reason, isConflict(stale), isAlreadyExists(stale)]).toEqual([
       ErrorCodes.CONFLICT,
       'Conflict',
@@ -125,22 +112,22 @@ describe('ObjectClient', () => {
     expect(stale.status?.message).toBe(
       'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
     );
-    const missing = await rejection(client.get(configMaps, { namespace: ns, name: 'zz' }));
+    const missing = await kinformerRejection(client.get(configMaps, { namespace: ns, name: 'zz' }));
     expect([missing.code, isNotFound(missing), missing.status?.details]).toEqual([
       ErrorCodes.NOT_FOUND,
       true,
       { name: 'zz', kind: 'configmaps' },
     ]);
-    const precondition = await rejection(
+    const precondition = await kinformerRejection(
       client.delete(configMaps, { namespace: ns, name: 'a' }, { preconditions: { uid: 'nope' } }),
     );
     expect([precondition.code, precondition.status?.reason]).toEqual([ErrorCodes.CONFLICT, 'Conflict']);
-    const invalid = await rejection(client.create(configMaps, { metadata: { namespace: ns } }));
+    const invalid = await kinformerRejection(client.create(configMaps, { metadata: { namespace: ns } }));
     expect([invalid.code, invalid.status?.reason]).toEqual([ErrorCodes.INVALID, 'Invalid']);
     const noManager = new ObjectClient(server.kubeConfig());
     expect(
       (
-        await rejection(
+        await kinformerRejection(
           noManager.apply(configMaps, {
             apiVersion: 'v1',
             kind: 'ConfigMap',
@@ -160,7 +147,7 @@ describe('ObjectClient', () => {
     await client.apply(deployments, webApplied({ spec: { replicas: 2 } }), {
       fieldManager: 'hpa',
     });
-    const conflict = await rejection(client.apply(deployments, deployment('web', 3)));
+    const conflict = await kinformerRejection(client.apply(deployments, deployment('web', 3)));
     expect([conflict.code, isConflict(conflict), conflict.status?.message]).toEqual([
       ErrorCodes.CONFLICT,
       true,
@@ -207,7 +194,7 @@ describe('ObjectClient', () => {
       status: { replicas: 0, selector: 'app=web' },
     });
     expect((await client.updateScale(deployments, { namespace: ns, name: 'web' }, 4)).spec?.replicas).toBe(4);
-    const stale = await rejection(
+    const stale = await kinformerRejection(
       client.updateScale(deployments, { namespace: ns, name: 'web' }, { ...scale, spec: { replicas: 2 } }),
     );
     expect(isConflict(stale)).toBe(true);
@@ -314,8 +301,11 @@ describe('ObjectClient', () => {
     const controller = new AbortController();
     controller.abort();
     expect(
-      (await rejection(client.get(configMaps, { namespace: ns, name: 'x' }, { signal: controller.signal })))
-        .code,
+      (
+        await kinformerRejection(
+          client.get(configMaps, { namespace: ns, name: 'x' }, { signal: controller.signal }),
+        )
+      ).code,
     ).toBe(ErrorCodes.ABORTED);
   });
 });

@@ -3,7 +3,7 @@ import { ErrorCodes, realClock, type Status } from '@kinformer/core';
 import { FakeClock } from '@kinformer/core/testing';
 import type { ListerWatcher } from '@kinformer/reflector';
 import { FakeApiServer, type FailNextOptions } from '@kinformer/testing';
-import { RecordingBackoff, waitFor, serverPod } from '@kinformer/test-tools';
+import { RecordingBackoff, serverPod, status, waitFor } from '@kinformer/test-tools';
 import {
   cacheKeys,
   cacheVersions,
@@ -64,15 +64,7 @@ async function startWatching(
 
 /** The Status of a watch cache that no longer holds `rv` (§4.6). */
 function tooOldStatus(rv: string, oldest: string): Status {
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: `too old resource version: ${rv} (${oldest})`,
-    reason: 'Expired',
-    code: 410,
-  };
+  return status(410, 'Expired', `too old resource version: ${rv} (${oldest})`);
 }
 
 /** Creates `names` on the server and waits until the reflector has seen the last one. */

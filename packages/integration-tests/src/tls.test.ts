@@ -12,7 +12,15 @@ import {
   type FakeKubeConfigOptions,
 } from '@kinformer/testing';
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { captureLogs, RecordingBackoff, waitFor, serverPod } from '@kinformer/test-tools';
+import {
+  captureLogs,
+  causeChain,
+  names,
+  rejection,
+  RecordingBackoff,
+  waitFor,
+  serverPod,
+} from '@kinformer/test-tools';
 import { disposeAll, track, type Pod, PODS } from './testSupport.test.helpers.js';
 
 // TLS end to end: FakeApiServer over HTTPS (a test CA, optional client certificates) ←
@@ -61,28 +69,6 @@ function podsOf(kc: KubeConfig, logger?: Logger): ListerWatcher<Pod> {
 /** A fresh `{ signal }` for one ListerWatcher call. */
 function ctx(): { signal: AbortSignal } {
   return { signal: AbortSignal.timeout(10_000) };
-}
-
-/** What a promise rejected with (fails the test when it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => {
-      throw new Error(`expected a rejection, got ${inspect(value, { depth: 1 })}`);
-    },
-    (err: unknown) => err,
-  );
-}
-
-/** The error and its `cause` chain. */
-function causeChain(err: unknown): unknown[] {
-  const out: unknown[] = [];
-  for (
-    let e: unknown = err;
-    e !== undefined && e !== null && out.length < 10;
-    e = (e as { cause?: unknown }).cause
-  )
-    out.push(e);
-  return out;
 }
 
 /** `code` of the first error in the chain that has a string code other than kinformer's own. */
@@ -174,7 +160,7 @@ describe('createListWatch verifies the server certificate', () => {
       .kubeConfig()
       .makeApiClient(CoreV1Api)
       .listNamespacedPod({ namespace: 'default' });
-    expect(good.items.map((p) => p.metadata?.name)).toEqual(['a', 'b']);
+    expect(names(good.items)).toEqual(['a', 'b']);
     for (const options of [
       { caData: false },
       { caData: UNTRUSTED_TLS.ca },
@@ -274,12 +260,7 @@ describe('informers over HTTPS', () => {
     informer.on('add', (p: V1Pod) => void added.push(p.metadata?.name ?? ''));
     factory.start(stop.signal);
     expect(await factory.waitForCacheSync(AbortSignal.timeout(5_000))).toEqual(new Map([['pods.v1', true]]));
-    expect(
-      lister
-        .list()
-        .map((p) => p.metadata?.name)
-        .sort(),
-    ).toEqual(['a', 'b']);
+    expect(names(lister.list()).sort()).toEqual(['a', 'b']);
     server.create('pods', serverPod('c'));
     await waitFor(() => added.includes('c'), { describe: () => added });
     expect(lister.namespace('default').get('c')?.spec?.containers).toEqual([{ name: 'c', image: 'nginx' }]);

@@ -1,5 +1,5 @@
 export type { Pod, ServerPod, ServerPodFields } from './objects.js';
-export { keyOf, pod, podList, serverPod, status } from './objects.js';
+export { keyOf, names, pod, podList, serverPod, status, WIDGETS } from './objects.js';
 export type { WaitForOptions, WakeSource } from './waitFor.js';
 export { settle, waitFor, within } from './waitFor.js';
 export type { CapturedLogs, LogLine } from './logs.js';
@@ -7,3 +7,4 @@ export { captureLogs, LEVEL } from './logs.js';
 export { noBackoff, RecordingBackoff } from './backoff.js';
 export { deferred, prng } from './control.js';
 export { collect } from './streams.js';
+export { causeChain, kinformerRejection, rejection } from './errors.js';

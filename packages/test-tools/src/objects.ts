@@ -43,6 +43,11 @@ export function keyOf(obj: KubeObject): string {
   return m.namespace ? `${m.namespace}/${m.name ?? ''}` : (m.name ?? '');
 }
 
+/** The names of `objects`, in their order. */
+export function names(objects: readonly KubeObject[]): Array<string | undefined> {
+  return objects.map((o) => o.metadata?.name);
+}
+
 /** A pod as a user would create it on an API server (it has a container, as the server requires). */
 export interface ServerPod extends KubeObject {
   metadata: NonNullable<KubeObject['metadata']>;
@@ -90,3 +95,13 @@ export function status(code: number, reason: string, message: string, details?: 
   if (details) s.details = details;
   return s;
 }
+
+/** A namespaced custom resource type for tests (`widgets.example.com/v1`, kind `Widget`). */
+export const WIDGETS = {
+  group: 'example.com',
+  version: 'v1',
+  resource: 'widgets',
+  kind: 'Widget',
+  namespaced: true,
+  customResource: true,
+} as const;

@@ -3,16 +3,14 @@ import { serverPod } from '@kinformer/test-tools';
 import { FakeApiServer, FakeClock } from './index.js';
 import { decodeKubeProtobuf } from './endpoints/protobuf.js';
 import { humanDuration } from './endpoints/table.js';
-import { request, send, WatchReader } from './wire.test.helpers.js';
+import { request, send, WatchReader, closeAfterEach } from './wire.test.helpers.js';
 
 // What makes FakeApiServer an envtest: CRDs from YAML/JSON, OpenAPI, Tables, aggregated
 // discovery, reviews, NamespaceLifecycle, defaulting and field validation, protobuf bodies. Each
 // behaviour cites its kube-apiserver source in the file that implements it.
 
 let server: FakeApiServer;
-afterEach(async () => {
-  await server?.close();
-});
+closeAfterEach(() => server);
 
 const T0 = Date.parse('2026-12-01T10:00:00Z');
 

@@ -9,17 +9,15 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { FakeApiServer, FakeClock as ReexportedClock, FakeListerWatcher } from './index.js';
-import { serverPod } from '@kinformer/test-tools';
-import { request, send, WIDGETS } from './wire.test.helpers.js';
+import { serverPod, WIDGETS } from '@kinformer/test-tools';
+import { request, send, closeAfterEach } from './wire.test.helpers.js';
 
 // CRUD, discovery, leases, request recording, the in-process API and @kubernetes/client-node
 // against the fake over real HTTP.
 
 let server: FakeApiServer;
 
-afterEach(async () => {
-  await server?.close();
-});
+closeAfterEach(() => server);
 
 const PODS = '/api/v1/namespaces/default/pods';
 

@@ -10,7 +10,8 @@ import {
   UNTRUSTED_TLS,
   type ClientAuthMode,
 } from './index.js';
-import { serverPod } from '@kinformer/test-tools';
+import { causeChain, serverPod } from '@kinformer/test-tools';
+import { closeAfterEach } from './wire.test.helpers.js';
 
 // FakeApiServer's HTTPS mode (`tls`): the certificates it serves, what a client without the right
 // CA or without a client certificate gets, the user it records, and the KubeConfigs it builds,
@@ -18,9 +19,7 @@ import { serverPod } from '@kinformer/test-tools';
 
 let server: FakeApiServer;
 
-afterEach(async () => {
-  await server?.close();
-});
+closeAfterEach(() => server);
 
 const PODS = '/api/v1/namespaces/default/pods';
 
@@ -65,18 +64,6 @@ const FOREIGN_CLIENT = { cert: UNTRUSTED_TLS.clientCert, key: UNTRUSTED_TLS.clie
 /** Node's codes for a server certificate whose issuer is not trusted (leaf only, or leaf + unknown root). */
 const UNTRUSTED_SERVER =
   /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)$/;
-
-/** The error and its `cause` chain, as a list (client-node wraps fetch's TypeError around the TLS error). */
-function causes(err: unknown): unknown[] {
-  const out: unknown[] = [];
-  for (
-    let e: unknown = err;
-    e !== undefined && e !== null && out.length < 10;
-    e = (e as { cause?: unknown }).cause
-  )
-    out.push(e);
-  return out;
-}
 
 describe('the certificates', () => {
   test('the server certificate is for 127.0.0.1, ::1 and localhost, signed by the CA; the client certificate too; both valid 2020–2126', () => {
@@ -379,7 +366,7 @@ describe('@kubernetes/client-node over HTTPS', () => {
         (e: unknown) => e,
       );
     expect(err).toBeDefined();
-    const codes = causes(err).map((e) => (e as { code?: unknown }).code);
+    const codes = causeChain(err).map((e) => (e as { code?: unknown }).code);
     expect(codes).toContainEqual(
       expect.stringMatching(
         /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|ERR_TLS_CERT_ALTNAME_INVALID)$/,

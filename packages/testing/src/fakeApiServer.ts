@@ -484,11 +484,19 @@ export class FakeApiServer {
 
   // ---------------------------------------------------------------- in-process API
 
-  #split(type: ResourceType, nameOrKey: string, namespace: string | undefined): [string, string] {
-    if (!type.namespaced) return ['', nameOrKey];
-    if (namespace !== undefined) return [namespace, nameOrKey];
+  /** The type of `resource` and the namespace and name `nameOrKey` (with `namespace`) names in it. */
+  #locate(
+    resource: ResourceRef,
+    nameOrKey: string,
+    namespace: string | undefined,
+  ): [type: ResourceType, namespace: string, name: string] {
+    const type = this.#registry.resolve(resource);
+    if (!type.namespaced) return [type, '', nameOrKey];
+    if (namespace !== undefined) return [type, namespace, nameOrKey];
     const slash = nameOrKey.indexOf('/');
-    return slash === -1 ? ['default', nameOrKey] : [nameOrKey.slice(0, slash), nameOrKey.slice(slash + 1)];
+    return slash === -1
+      ? [type, 'default', nameOrKey]
+      : [type, nameOrKey.slice(0, slash), nameOrKey.slice(slash + 1)];
   }
 
   /**
@@ -522,8 +530,7 @@ export class FakeApiServer {
     nameOrKey: string,
     namespace?: string,
   ): Stored<T> {
-    const type = this.#registry.resolve(resource);
-    const [ns, name] = this.#split(type, nameOrKey, namespace);
+    const [type, ns, name] = this.#locate(resource, nameOrKey, namespace);
     return this.store.get(type, ns, name).toObject<Stored<T>>();
   }
 
@@ -549,8 +556,7 @@ export class FakeApiServer {
     patch: unknown,
     options: InProcessPatchOptions = {},
   ): Stored<T> {
-    const type = this.#registry.resolve(resource);
-    const [ns, name] = this.#split(type, nameOrKey, options.namespace);
+    const [type, ns, name] = this.#locate(resource, nameOrKey, options.namespace);
     return this.#writes
       .patch(type, ns, name, options.type ?? 'merge', jsonClone(patch), options.subresource)
       .toObject<Stored<T>>();
@@ -565,8 +571,7 @@ export class FakeApiServer {
     nameOrKey: string,
     options: InProcessDeleteOptions = {},
   ): Stored<T> {
-    const type = this.#registry.resolve(resource);
-    const [ns, name] = this.#split(type, nameOrKey, options.namespace);
+    const [type, ns, name] = this.#locate(resource, nameOrKey, options.namespace);
     const behaviour = {
       ...(options.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: options.gracePeriodSeconds }),
       ...(options.propagationPolicy === undefined ? {} : { propagationPolicy: options.propagationPolicy }),

@@ -196,12 +196,9 @@ export function watchReaders(): WatchReader[] {
   return readers;
 }
 
-/** A namespaced custom resource type for tests (`widgets.example.com/v1`, kind `Widget`). */
-export const WIDGETS = {
-  group: 'example.com',
-  version: 'v1',
-  resource: 'widgets',
-  kind: 'Widget',
-  namespaced: true,
-  customResource: true,
-} as const;
+/** Closes the server that `current()` returns after each test of the file (none when a test started none). */
+export function closeAfterEach(current: () => { close(): Promise<void> } | undefined): void {
+  afterEach(async () => {
+    await current()?.close();
+  });
+}

@@ -1,5 +1,4 @@
 import { KinformerError, type Status } from '@kinformer/core';
-import { type StatusCause } from '@kinformer/core/internal';
 import type { ResourceType } from '../registry/resourceRegistry.js';
 
 /**
@@ -9,14 +8,7 @@ import type { ResourceType } from '../registry/resourceRegistry.js';
  * `status` is the body and whose `httpStatus` is the HTTP code; the HTTP layer writes exactly that.
  */
 
-interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: StatusCause[];
-  retryAfterSeconds?: number;
-}
+type StatusDetails = NonNullable<Status['details']>;
 
 /** Builds a `Status` with the canonical key order, omitting empty fields as Go's `omitempty` does. */
 export function makeStatus(options: {

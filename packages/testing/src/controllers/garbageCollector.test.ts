@@ -1,5 +1,12 @@
 import { FakeApiServer } from '../index.js';
-import { request, send, WatchReader, type WatchLine, watchReaders } from '../wire.test.helpers.js';
+import {
+  request,
+  send,
+  WatchReader,
+  type WatchLine,
+  watchReaders,
+  closeAfterEach,
+} from '../wire.test.helpers.js';
 
 // The garbage collector (kube-controller-manager pkg/controller/garbagecollector) with the
 // registry's deletion finalizers (registry/generic/registry/store.go
@@ -9,9 +16,7 @@ import { request, send, WatchReader, type WatchLine, watchReaders } from '../wir
 
 let server: FakeApiServer;
 const readers = watchReaders();
-afterEach(async () => {
-  await server?.close();
-});
+closeAfterEach(() => server);
 
 const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments';
 const RSS = '/apis/apps/v1/namespaces/default/replicasets';

@@ -1,16 +1,14 @@
 import { FakeClock } from '@kinformer/core/testing';
-import { settle, serverPod } from '@kinformer/test-tools';
+import { settle, serverPod, WIDGETS } from '@kinformer/test-tools';
 import { FakeApiServer } from '../index.js';
-import { decodeToken, request, WIDGETS } from '../wire.test.helpers.js';
+import { decodeToken, request, closeAfterEach } from '../wire.test.helpers.js';
 
 // LIST over real HTTP: the §10 checklist rows L1–L9 of apiserver-protocol.md, plus the
 // resourceVersion/validation rules of §3.2–§3.5.
 
 let server: FakeApiServer;
 
-afterEach(async () => {
-  await server?.close();
-});
+closeAfterEach(() => server);
 
 async function withPods(
   names: Array<[string, string]>,

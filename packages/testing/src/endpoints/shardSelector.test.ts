@@ -6,16 +6,14 @@ import {
 } from '@kinformer/core';
 import { FakeApiServer } from '../index.js';
 import { serverPod } from '@kinformer/test-tools';
-import { request, WatchReader } from '../wire.test.helpers.js';
+import { request, WatchReader, closeAfterEach } from '../wire.test.helpers.js';
 
 // KEP-5866 `shardSelector` over real HTTP: parsing and 400s, filtering of LIST, WATCH and watch-list,
 // the `shardInfo` echo, and the gate switch (see shardSelectorParam.ts for the apiserver sources).
 
 let server: FakeApiServer;
 
-afterEach(async () => {
-  await server?.close();
-});
+closeAfterEach(() => server);
 
 const LOWER = "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')";
 const lower = parseShardSelector(LOWER);

@@ -1,7 +1,7 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '../index.js';
 import { serverPod } from '@kinformer/test-tools';
-import { request, WatchReader, type WatchLine, watchReaders } from '../wire.test.helpers.js';
+import { request, WatchReader, type WatchLine, watchReaders, closeAfterEach } from '../wire.test.helpers.js';
 
 // WATCH over real HTTP: the §10 checklist rows W1–W9 of apiserver-protocol.md (W10–W12 are
 // faults, in faults.test.ts), plus framing, bookmarks and metadata-only watches.
@@ -9,9 +9,7 @@ import { request, WatchReader, type WatchLine, watchReaders } from '../wire.test
 let server: FakeApiServer;
 const readers = watchReaders();
 
-afterEach(async () => {
-  await server?.close();
-});
+closeAfterEach(() => server);
 
 async function watch(
   query: string,

@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '../index.js';
 import { serverPod } from '@kinformer/test-tools';
-import { WatchReader, watchReaders } from '../wire.test.helpers.js';
+import { WatchReader, watchReaders, closeAfterEach } from '../wire.test.helpers.js';
 
 // Opt-in server-side limits on watches: kube-apiserver's --min-request-timeout and the cacher's
 // closing of slow watchers. Both are off by default.
@@ -10,9 +10,7 @@ import { WatchReader, watchReaders } from '../wire.test.helpers.js';
 let server: FakeApiServer;
 const readers = watchReaders();
 
-afterEach(async () => {
-  await server?.close();
-});
+closeAfterEach(() => server);
 
 async function watch(query: string): Promise<WatchReader> {
   const reader = await WatchReader.open(`${server.url}/api/v1/namespaces/default/pods?${query}`);

@@ -1,16 +1,14 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer, type InjectedStatus } from '../index.js';
 import { serverPod } from '@kinformer/test-tools';
-import { decodeToken, request, WatchReader, watchReaders } from '../wire.test.helpers.js';
+import { decodeToken, request, WatchReader, watchReaders, closeAfterEach } from '../wire.test.helpers.js';
 
 // Fault injection: W10–W12 of the §10 checklist, and every fault of `server.faults`.
 
 let server: FakeApiServer;
 const readers = watchReaders();
 
-afterEach(async () => {
-  await server?.close();
-});
+closeAfterEach(() => server);
 
 async function watch(
   query = `watch=true&resourceVersion=${server.resourceVersion}`,

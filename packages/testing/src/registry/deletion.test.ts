@@ -1,7 +1,7 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '../index.js';
 import { serverPod } from '@kinformer/test-tools';
-import { request, WatchReader, type WatchLine, watchReaders } from '../wire.test.helpers.js';
+import { request, WatchReader, type WatchLine, watchReaders, closeAfterEach } from '../wire.test.helpers.js';
 
 // Deletion as kube-apiserver's generic registry does it: registry/rest/delete.go BeforeDelete,
 // registry/generic/registry/store.go Delete / updateForGracefulDeletionAndFinalizers /
@@ -12,9 +12,7 @@ import { request, WatchReader, type WatchLine, watchReaders } from '../wire.test
 let server: FakeApiServer;
 const readers = watchReaders();
 
-afterEach(async () => {
-  await server?.close();
-});
+closeAfterEach(() => server);
 
 const T0 = Date.parse('2026-12-01T10:00:00Z');
 const PODS = '/api/v1/namespaces/default/pods';

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '../index.js';
-import { request, WatchReader, type WireResponse, watchReaders } from '../wire.test.helpers.js';
+import {
+  request,
+  WatchReader,
+  type WireResponse,
+  watchReaders,
+  closeAfterEach,
+} from '../wire.test.helpers.js';
 
 // dryRun=All on every write verb, as kube-apiserver does it: registry/generic/registry/dryrun.go
 // (DryRunnableStorage: Create checks existence and copies, GuaranteedUpdate runs the update
@@ -11,9 +17,7 @@ import { request, WatchReader, type WireResponse, watchReaders } from '../wire.t
 
 let server: FakeApiServer;
 const readers = watchReaders();
-afterEach(async () => {
-  await server?.close();
-});
+closeAfterEach(() => server);
 
 const T0 = Date.parse('2026-12-01T10:00:00Z');
 const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments';

@@ -147,6 +147,12 @@ const SCALED: Subresources = {
   },
 };
 const CREATE_ONLY: Partial<ResourceDefinition> = { verbs: ['create'] };
+/** A type of the `all` category (`kubectl get all`), with its short name and subresources. */
+const inAll = (shortName: string, subresources: Subresources): Partial<ResourceDefinition> => ({
+  shortNames: [shortName],
+  categories: ALL,
+  subresources,
+});
 
 /** The built-in types every server registers unless `registerDefaults: false`. */
 export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = Object.freeze([
@@ -156,7 +162,7 @@ export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = Object.freeze([
     categories: ALL,
     subresources: STATUS,
   }),
-  def('', 'v1', 'services', 'Service', true, { shortNames: ['svc'], categories: ALL, subresources: STATUS }),
+  def('', 'v1', 'services', 'Service', true, inAll('svc', STATUS)),
   def('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'] }),
   def('', 'v1', 'secrets', 'Secret', true),
   def('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], subresources: STATUS }),
@@ -164,32 +170,12 @@ export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = Object.freeze([
   def('', 'v1', 'events', 'Event', true, { shortNames: ['ev'] }),
   def('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'], returnDeletedObject: true }),
   def('', 'v1', 'endpoints', 'Endpoints', true, { shortNames: ['ep'], singularName: 'endpoints' }),
-  def('apps', 'v1', 'deployments', 'Deployment', true, {
-    shortNames: ['deploy'],
-    categories: ALL,
-    subresources: SCALED,
-  }),
-  def('apps', 'v1', 'replicasets', 'ReplicaSet', true, {
-    shortNames: ['rs'],
-    categories: ALL,
-    subresources: SCALED,
-  }),
-  def('apps', 'v1', 'statefulsets', 'StatefulSet', true, {
-    shortNames: ['sts'],
-    categories: ALL,
-    subresources: SCALED,
-  }),
-  def('apps', 'v1', 'daemonsets', 'DaemonSet', true, {
-    shortNames: ['ds'],
-    categories: ALL,
-    subresources: STATUS,
-  }),
+  def('apps', 'v1', 'deployments', 'Deployment', true, inAll('deploy', SCALED)),
+  def('apps', 'v1', 'replicasets', 'ReplicaSet', true, inAll('rs', SCALED)),
+  def('apps', 'v1', 'statefulsets', 'StatefulSet', true, inAll('sts', SCALED)),
+  def('apps', 'v1', 'daemonsets', 'DaemonSet', true, inAll('ds', STATUS)),
   def('batch', 'v1', 'jobs', 'Job', true, { categories: ALL, subresources: STATUS }),
-  def('batch', 'v1', 'cronjobs', 'CronJob', true, {
-    shortNames: ['cj'],
-    categories: ALL,
-    subresources: STATUS,
-  }),
+  def('batch', 'v1', 'cronjobs', 'CronJob', true, inAll('cj', STATUS)),
   def('networking.k8s.io', 'v1', 'ingresses', 'Ingress', true, { shortNames: ['ing'] }),
   def('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
   def('coordination.k8s.io', 'v1', 'leases', 'Lease', true, { allowUnconditionalUpdate: false }),

@@ -1,6 +1,7 @@
+import { WIDGETS } from '@kinformer/test-tools';
 import type { KubeObject } from '@kinformer/core';
 import { FakeApiServer } from '../index.js';
-import { request, send, WIDGETS } from '../wire.test.helpers.js';
+import { request, send, closeAfterEach } from '../wire.test.helpers.js';
 import { selectorString } from './scale.js';
 
 // The scale subresource (autoscaling/v1 Scale): apps' ScaleREST (pkg/registry/apps/deployment/
@@ -9,7 +10,7 @@ import { selectorString } from './scale.js';
 // subresources.scale (pkg/registry/customresource/etcd.go scaleFromCustomResource).
 
 let server: FakeApiServer;
-afterEach(() => server?.close());
+closeAfterEach(() => server);
 
 const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments';
 

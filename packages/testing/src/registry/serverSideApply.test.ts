@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '../index.js';
-import { request, send, type WireResponse } from '../wire.test.helpers.js';
+import { request, send, type WireResponse, closeAfterEach } from '../wire.test.helpers.js';
 
 // Server-side apply as kube-apiserver does it: handlers/patch.go applyPatcher (create on apply,
 // 201), apimachinery managedfields/internal (fieldmanager.go, structuredmerge.go,
@@ -12,7 +12,7 @@ import { request, send, type WireResponse } from '../wire.test.helpers.js';
 // (Updater.Apply: merge, prune, update with conflicts).
 
 let server: FakeApiServer;
-afterEach(() => server?.close());
+closeAfterEach(() => server);
 
 const T0 = Date.parse('2026-12-01T10:00:00Z');
 const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments';

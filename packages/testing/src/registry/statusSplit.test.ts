@@ -1,7 +1,8 @@
+import { WIDGETS } from '@kinformer/test-tools';
 import fc from 'fast-check';
 import type { KubeObject } from '@kinformer/core';
 import { FakeApiServer } from '../index.js';
-import { send, WIDGETS, type WireResponse } from '../wire.test.helpers.js';
+import { send, type WireResponse, closeAfterEach } from '../wire.test.helpers.js';
 
 // The main resource / status split of kube's REST strategies (pkg/registry/*/strategy.go:
 // PrepareForCreate resets the status; PrepareForUpdate of the main resource keeps the stored status
@@ -11,7 +12,7 @@ import { send, WIDGETS, type WireResponse } from '../wire.test.helpers.js';
 // (apiextensions customresource/status_strategy.go). metadata.generation moves only on spec changes.
 
 let server: FakeApiServer;
-afterEach(() => server?.close());
+closeAfterEach(() => server);
 
 const PODS = '/api/v1/namespaces/default/pods';
 const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments';

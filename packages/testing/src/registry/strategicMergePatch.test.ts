@@ -1,7 +1,7 @@
 import { FakeApiServer } from '../index.js';
 import { applyStrategicMergePatch, patchSchemaFor } from './strategicMergePatch.js';
-import { serverPod } from '@kinformer/test-tools';
-import { send, WIDGETS } from '../wire.test.helpers.js';
+import { serverPod, WIDGETS } from '@kinformer/test-tools';
+import { send } from '../wire.test.helpers.js';
 
 // Strategic merge patch as apimachinery's pkg/util/strategicpatch applies it, with the
 // patchStrategy/patchMergeKey tags of k8s.io/api (core/v1/types.go: Container.Ports by

@@ -1,7 +1,7 @@
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '../index.js';
 import { serverPod } from '@kinformer/test-tools';
-import { request, WatchReader, type WatchLine, watchReaders } from '../wire.test.helpers.js';
+import { request, WatchReader, type WatchLine, watchReaders, closeAfterEach } from '../wire.test.helpers.js';
 
 // The opt-in lagging watch cache. kube-apiserver serves resourceVersion=0 ("any") lists and watches
 // from its watch cache without waiting for it to be fresh (storage/cacher/delegator.go: RV=0 reads
@@ -14,9 +14,7 @@ import { request, WatchReader, type WatchLine, watchReaders } from '../wire.test
 let server: FakeApiServer;
 const readers = watchReaders();
 
-afterEach(async () => {
-  await server?.close();
-});
+closeAfterEach(() => server);
 
 const PODS = '/api/v1/namespaces/default/pods';
 

@@ -1,4 +1,5 @@
 import { defaultPodTemplate } from '../core/pod.js';
+import type { JsonObject } from '../../api/json.js';
 import { object, setDefault } from '../defaulting.js';
 import type { ResourceStrategy } from '../strategy.js';
 
@@ -8,9 +9,17 @@ import type { ResourceStrategy } from '../strategy.js';
  * a `status` write keeps the labels (`deploymentStatusStrategy.PrepareForUpdate` and its siblings).
  */
 
-export const deploymentStrategy: ResourceStrategy = {
-  defaults: (obj) => {
+/** A workload's `defaults`: its own spec fields (`own`), then the pod template defaulted as a pod. */
+function specDefaults(own: (spec: JsonObject) => void): NonNullable<ResourceStrategy['defaults']> {
+  return (obj) => {
     const spec = object(obj, 'spec');
+    own(spec);
+    defaultPodTemplate(spec);
+  };
+}
+
+export const deploymentStrategy: ResourceStrategy = {
+  defaults: specDefaults((spec) => {
     setDefault(spec, 'replicas', 1);
     const strategy = object(spec, 'strategy');
     setDefault(strategy, 'type', 'RollingUpdate');
@@ -21,23 +30,17 @@ export const deploymentStrategy: ResourceStrategy = {
     }
     setDefault(spec, 'revisionHistoryLimit', 10);
     setDefault(spec, 'progressDeadlineSeconds', 600);
-    defaultPodTemplate(spec);
-  },
+  }),
   statusKeepsMeta: ['labels'],
 };
 
 export const replicaSetStrategy: ResourceStrategy = {
-  defaults: (obj) => {
-    const spec = object(obj, 'spec');
-    setDefault(spec, 'replicas', 1);
-    defaultPodTemplate(spec);
-  },
+  defaults: specDefaults((spec) => setDefault(spec, 'replicas', 1)),
   statusKeepsMeta: ['labels'],
 };
 
 export const statefulSetStrategy: ResourceStrategy = {
-  defaults: (obj) => {
-    const spec = object(obj, 'spec');
+  defaults: specDefaults((spec) => {
     setDefault(spec, 'replicas', 1);
     setDefault(spec, 'podManagementPolicy', 'OrderedReady');
     const strategy = object(spec, 'updateStrategy');
@@ -45,14 +48,12 @@ export const statefulSetStrategy: ResourceStrategy = {
     if (strategy.type === 'RollingUpdate') setDefault(object(strategy, 'rollingUpdate'), 'partition', 0);
     setDefault(spec, 'revisionHistoryLimit', 10);
     setDefault(spec, 'persistentVolumeClaimRetentionPolicy', { whenDeleted: 'Retain', whenScaled: 'Retain' });
-    defaultPodTemplate(spec);
-  },
+  }),
   statusKeepsMeta: ['labels'],
 };
 
 export const daemonSetStrategy: ResourceStrategy = {
-  defaults: (obj) => {
-    const spec = object(obj, 'spec');
+  defaults: specDefaults((spec) => {
     const strategy = object(spec, 'updateStrategy');
     setDefault(strategy, 'type', 'RollingUpdate');
     if (strategy.type === 'RollingUpdate') {
@@ -61,6 +62,5 @@ export const daemonSetStrategy: ResourceStrategy = {
       setDefault(rolling, 'maxSurge', 0);
     }
     setDefault(spec, 'revisionHistoryLimit', 10);
-    defaultPodTemplate(spec);
-  },
+  }),
 };
