@@ -5,6 +5,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { FakeApiServer } from '@kinformer/testing';
+import { prng } from '@kinformer/test-tools';
 import { ErrorCodes, isKinformerError } from 'kinformer';
 
 /**
@@ -21,18 +22,6 @@ export const EVENTS_V1_RESOURCE = {
 
 /** Namespaces the example's pods live in. */
 export const POD_NAMESPACES = ['default', 'shop', 'payments', 'batch'] as const;
-
-/** A small deterministic PRNG (mulberry32): values in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `node-0` … `node-<n-1>`. */
 export function nodeName(i: number): string {
@@ -91,7 +80,7 @@ export class PodChurn {
   constructor(server: FakeApiServer, options: PodChurnOptions = {}) {
     this.#server = server;
     this.#nodes = options.nodes ?? 8;
-    this.#random = seededRandom(options.seed ?? 42);
+    this.#random = prng(options.seed ?? 42);
   }
 
   /** A random node name. */

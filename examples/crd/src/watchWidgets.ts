@@ -65,7 +65,7 @@ export async function runWidgets(options: RunWidgetsOptions = {}): Promise<RunWi
     // 1. The typed informer: `T` is only a compile-time promise about what the server sends.
     const { informer, lister } = factory.forResource<Widget>(WIDGETS);
     const events: string[] = [];
-    const lastDelete = deferred();
+    let deletesSeen = 0; // by the typed and the metadata-only informer
     informer.addEventHandler({
       onAdd(w, isInInitialList) {
         const line = `add ${metaNamespaceKeyFunc(w)} ${w.spec.color} size ${w.spec.size}${isInInitialList ? ' (initial list)' : ''}`;
@@ -87,15 +87,14 @@ export async function runWidgets(options: RunWidgetsOptions = {}): Promise<RunWi
         events.push(line);
         log(line);
         await Promise.resolve(); // e.g. clean up something outside the cluster
-        lastDelete.resolve();
+        deletesSeen++;
       },
     });
 
     // 2. A metadata-only informer of the same resource: a separate informer (and list/watch) that
     //    caches PartialObjectMetadata, for code that needs names, labels or owners but never the spec.
     const meta = factory.forResource(WIDGETS, { metadataOnly: true });
-    const metaDelete = deferred();
-    meta.informer.on('delete', () => metaDelete.resolve());
+    meta.informer.on('delete', () => void deletesSeen++);
 
     factory.start(stop.signal);
     const synced = await factory.waitForCacheSync(stop.signal);
@@ -107,11 +106,7 @@ export async function runWidgets(options: RunWidgetsOptions = {}): Promise<RunWi
       server.patch(WIDGETS, 'default/blue', { spec: { size: 3 } });
       server.delete(WIDGETS, 'default/red');
       // One handler's events arrive in order: once it has seen the last change, it has seen them all.
-      await withTimeout(
-        Promise.all([lastDelete.promise, metaDelete.promise]),
-        5_000,
-        'the delete of default/red',
-      );
+      await server.waitFor(() => deletesSeen === 2); // at most 5 s: the delete of default/red
     } else {
       await new Promise<void>((resolve) => {
         if (stop.signal.aborted) resolve();
@@ -151,23 +146,5 @@ export async function runWidgets(options: RunWidgetsOptions = {}): Promise<RunWi
     stop.abort();
     await factory.shutdown();
     await server?.close();
-  }
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { FakeApiServer } from '@kinformer/testing';
+import { prng } from '@kinformer/test-tools';
 import {
   DeletedFinalStateUnknown,
   isKinformerError,
@@ -90,17 +91,6 @@ function podFor(i: number, rand: () => number): V1Pod {
   };
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const podKey = (pod: V1Pod): string => `${pod.metadata!.namespace}/${pod.metadata!.name}`;
 
 /** Resolves after `ms`, or at once when `signal` aborts (also when it already has). */
@@ -132,7 +122,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
   const tty = options.tty ?? Boolean((out as { isTTY?: boolean }).isTTY);
   const durationMs = options.durationMs ?? 20_000;
   const signal = options.signal ?? new AbortController().signal;
-  const rand = mulberry32(42);
+  const rand = prng(42); // seeded: the same churn on every run;
   const stop = new AbortController();
   const summary: DemoSummary = {
     synced: false,

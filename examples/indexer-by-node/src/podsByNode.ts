@@ -9,7 +9,7 @@
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { FakeApiServer } from '@kinformer/testing';
 import { metaNamespaceKeyFunc, SharedInformerFactory } from 'kinformer';
-import type { IndexFunc, ResourceEventHandlerRegistration, SharedIndexInformer } from 'kinformer';
+import type { IndexFunc, SharedIndexInformer } from 'kinformer';
 
 /** The name of our index. */
 export const BY_NODE = 'byNode';
@@ -151,21 +151,19 @@ async function movePod(
   const indexer = informer.getIndexer();
   const from = indexer.getByKey(key)?.spec?.nodeName ?? '';
   let indexedInHandler = false;
-  let registration: ResourceEventHandlerRegistration | undefined;
-  const seen = new Promise<void>((resolve) => {
-    registration = informer.on('update', (oldPod, newPod) => {
-      if (metaNamespaceKeyFunc(newPod) !== key || oldPod.spec?.nodeName === newPod.spec?.nodeName) return;
-      // The cache (and so every index) is written before handlers are told.
-      indexedInHandler = indexer.indexKeys(BY_NODE, to).includes(key);
-      log(`onUpdate: ${key} moved ${oldPod.spec?.nodeName ?? '-'} → ${newPod.spec?.nodeName ?? '-'}`);
-      resolve();
-    });
+  let seen = false;
+  const registration = informer.on('update', (oldPod, newPod) => {
+    if (metaNamespaceKeyFunc(newPod) !== key || oldPod.spec?.nodeName === newPod.spec?.nodeName) return;
+    // The cache (and so every index) is written before handlers are told.
+    indexedInHandler = indexer.indexKeys(BY_NODE, to).includes(key);
+    log(`onUpdate: ${key} moved ${oldPod.spec?.nodeName ?? '-'} → ${newPod.spec?.nodeName ?? '-'}`);
+    seen = true;
   });
   server.patch('pods', key, { spec: { nodeName: to } });
   try {
-    await withTimeout(seen, 5_000, `the update of ${key}`);
+    await server.waitFor(() => seen); // at most 5 s
   } finally {
-    registration?.remove();
+    registration.remove();
   }
   const after = {
     [from]: indexer.byIndex(BY_NODE, from).map(metaNamespaceKeyFunc).sort(),
@@ -173,16 +171,4 @@ async function movePod(
   };
   log(`after the move: ${from}: ${after[from]!.join(', ') || '(none)'}; ${to}: ${after[to]!.join(', ')}`);
   return { key, from, to, indexedInHandler, after };
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -345,7 +345,9 @@ describe('server-side apply', () => {
   });
 
   test('updates by other verbs record Update managers (POST, PUT, merge patch, status), by fieldManager or User-Agent', async () => {
-    server = await FakeApiServer.start();
+    // A fake clock: both writes happen in the same second, so the managers sort by name (a real second
+    // boundary between them on a loaded machine would sort them by time instead).
+    server = await FakeApiServer.start({ clock: new FakeClock(T0) });
     const created = await request(`${server.url}${DEPLOYS}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'User-Agent': 'my-controller/v1.2 (linux)' },
