@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { packAll, pnpmCommand, publicPackageDirs } from './pack-all.mjs';
-import { rehearsePublish } from './pack-registry.mjs';
+import { CONSUMER_COMPILER_OPTIONS, rehearsePublish } from './pack-registry.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const packs = path.join(root, 'packs');
@@ -386,17 +386,7 @@ function writeConsumers(dir) {
       '',
     ].join('\n'),
   );
-  const compilerOptions = {
-    target: 'ES2022',
-    lib: ['ES2023'],
-    types: ['node'],
-    strict: true,
-    noEmit: true,
-    // A user's project checks kinformer's .d.ts files too (TS2420 in a packed .d.ts once hid here).
-    skipLibCheck: false,
-    // What `tsc --init` sets; @kubernetes/client-node's own .d.ts need it under module commonjs.
-    esModuleInterop: true,
-  };
+  const compilerOptions = CONSUMER_COMPILER_OPTIONS;
   const ts = ['gettingStarted.ts', 'readme.ts', 'subpaths.ts'];
   write(
     'tsconfig.node10.json',

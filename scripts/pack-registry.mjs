@@ -120,6 +120,19 @@ async function addUser(url) {
   return body.token;
 }
 
+/** The compiler options of a user's project that type-checks against the packed packages (plus a `module`). */
+export const CONSUMER_COMPILER_OPTIONS = Object.freeze({
+  target: 'ES2022',
+  lib: ['ES2023'],
+  types: ['node'],
+  strict: true,
+  noEmit: true,
+  // A user's project checks kinformer's .d.ts files too (TS2420 in a packed .d.ts once hid here).
+  skipLibCheck: false,
+  // What `tsc --init` sets; @kubernetes/client-node's own .d.ts need it under module commonjs.
+  esModuleInterop: true,
+});
+
 /**
  * Runs the rehearsal. `run(command, args, options)` records a failure and resolves with stdout;
  * `fail(message)` records one. Returns when verdaccio is stopped and its storage deleted.
@@ -218,16 +231,7 @@ export async function rehearsePublish({
     fs.writeFileSync(
       path.join(scratch, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          lib: ['ES2023'],
-          types: ['node'],
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-        },
+        compilerOptions: { ...CONSUMER_COMPILER_OPTIONS, module: 'nodenext', moduleResolution: 'nodenext' },
         files: typeCheckFiles,
       }),
     );

@@ -25,6 +25,24 @@ function hex(n: number, width: number): string {
 }
 
 /** The `i`-th benchmark pod at resourceVersion `rv`. Deterministic. */
+/** One `managedFields` entry of an Update by `manager` at `time` (on the `subresource`, if given). */
+export function managedFieldsEntry(
+  manager: string,
+  time: string,
+  fieldsV1: Record<string, unknown>,
+  subresource?: string,
+): Record<string, unknown> {
+  return {
+    manager,
+    operation: 'Update',
+    apiVersion: 'v1',
+    time,
+    fieldsType: 'FieldsV1',
+    ...(subresource === undefined ? {} : { subresource }),
+    fieldsV1,
+  };
+}
+
 export function makePod(i: number, rv: number): BenchPod {
   const ns = `ns-${i % NAMESPACES}`;
   const app = `app-${i % 500}`;
@@ -58,33 +76,26 @@ export function makePod(i: number, rv: number): BenchPod {
         },
       ],
       managedFields: [
-        {
-          manager: 'kube-controller-manager',
-          operation: 'Update',
-          apiVersion: 'v1',
-          time: ts,
-          fieldsType: 'FieldsV1',
-          fieldsV1: {
-            'f:metadata': {
-              'f:generateName': {},
-              'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} },
-              'f:ownerReferences': { '.': {}, [`k:{"uid":"rs-${uid}"}`]: {} },
-            },
-            'f:spec': {
-              'f:containers': {
-                'k:{"name":"main"}': {
-                  '.': {},
-                  'f:image': {},
-                  'f:name': {},
-                  'f:ports': {},
-                  'f:resources': {},
-                },
-              },
-              'f:dnsPolicy': {},
-              'f:restartPolicy': {},
-            },
+        managedFieldsEntry('kube-controller-manager', ts, {
+          'f:metadata': {
+            'f:generateName': {},
+            'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} },
+            'f:ownerReferences': { '.': {}, [`k:{"uid":"rs-${uid}"}`]: {} },
           },
-        },
+          'f:spec': {
+            'f:containers': {
+              'k:{"name":"main"}': {
+                '.': {},
+                'f:image': {},
+                'f:name': {},
+                'f:ports': {},
+                'f:resources': {},
+              },
+            },
+            'f:dnsPolicy': {},
+            'f:restartPolicy': {},
+          },
+        }),
       ],
     },
     spec: {

@@ -5,7 +5,7 @@
  * and a kubelet entry that owns the status (conditions, container statuses, IPs). Built on
  * {@link makePod}, with the env, probes and status a production pod carries. Deterministic.
  */
-import { makePod } from './pods.js';
+import { makePod, managedFieldsEntry } from './pods.js';
 import type { BenchPod } from './pods.js';
 
 const ENV = [
@@ -73,6 +73,17 @@ function containerFields(name: string, env: readonly string[]): Record<string, u
   };
 }
 
+/** An HTTP GET probe of `path` on port 8080 every `periodSeconds`, with the API server's defaults. */
+function httpProbe(path: string, periodSeconds: number): Record<string, unknown> {
+  return {
+    httpGet: { path, port: 8080, scheme: 'HTTP' },
+    timeoutSeconds: 1,
+    periodSeconds,
+    successThreshold: 1,
+    failureThreshold: 3,
+  };
+}
+
 /** The `i`-th realistic pod at resourceVersion `rv`. */
 export function makeRealisticPod(i: number, rv: number): BenchPod {
   const pod = makePod(i, rv);
@@ -88,78 +99,55 @@ export function makeRealisticPod(i: number, rv: number): BenchPod {
       value: k === 2 ? 'http://otel-collector.observability.svc.cluster.local:4317' : `value-${(i + k) % 7}`,
     })),
   ];
-  main['livenessProbe'] = {
-    httpGet: { path: '/healthz', port: 8080, scheme: 'HTTP' },
-    timeoutSeconds: 1,
-    periodSeconds: 10,
-    successThreshold: 1,
-    failureThreshold: 3,
-  };
-  main['readinessProbe'] = {
-    httpGet: { path: '/readyz', port: 8080, scheme: 'HTTP' },
-    timeoutSeconds: 1,
-    periodSeconds: 5,
-    successThreshold: 1,
-    failureThreshold: 3,
-  };
+  main['livenessProbe'] = httpProbe('/healthz', 10);
+  main['readinessProbe'] = httpProbe('/readyz', 5);
   meta.managedFields = [
-    {
-      manager: 'kube-controller-manager',
-      operation: 'Update',
-      apiVersion: 'v1',
-      time: ts,
-      fieldsType: 'FieldsV1',
-      fieldsV1: {
-        'f:metadata': {
-          'f:annotations': {
-            '.': {},
-            'f:kubectl.kubernetes.io/restartedAt': {},
-            'f:prometheus.io/scrape': {},
-          },
-          'f:generateName': {},
-          'f:labels': {
-            '.': {},
-            'f:app': {},
-            'f:app.kubernetes.io/part-of': {},
-            'f:pod-template-hash': {},
-            'f:tier': {},
-          },
-          'f:ownerReferences': { '.': {}, [`k:{"uid":"rs-${uid}"}`]: {} },
+    managedFieldsEntry('kube-controller-manager', ts, {
+      'f:metadata': {
+        'f:annotations': {
+          '.': {},
+          'f:kubectl.kubernetes.io/restartedAt': {},
+          'f:prometheus.io/scrape': {},
         },
-        'f:spec': {
-          'f:containers': {
-            ...containerFields('main', ['POD_NAME', ...ENV]),
-            'k:{"name":"sidecar"}': {
-              '.': {},
-              'f:args': {},
-              'f:image': {},
-              'f:name': {},
-              'f:resources': { '.': {}, 'f:requests': { '.': {}, 'f:cpu': {}, 'f:memory': {} } },
-            },
-          },
-          'f:dnsPolicy': {},
-          'f:enableServiceLinks': {},
-          'f:restartPolicy': {},
-          'f:schedulerName': {},
-          'f:securityContext': {},
-          'f:serviceAccount': {},
-          'f:serviceAccountName': {},
-          'f:terminationGracePeriodSeconds': {},
-          'f:volumes': {
+        'f:generateName': {},
+        'f:labels': {
+          '.': {},
+          'f:app': {},
+          'f:app.kubernetes.io/part-of': {},
+          'f:pod-template-hash': {},
+          'f:tier': {},
+        },
+        'f:ownerReferences': { '.': {}, [`k:{"uid":"rs-${uid}"}`]: {} },
+      },
+      'f:spec': {
+        'f:containers': {
+          ...containerFields('main', ['POD_NAME', ...ENV]),
+          'k:{"name":"sidecar"}': {
             '.': {},
-            'k:{"name":"kube-api-access"}': { '.': {}, 'f:name': {}, 'f:projected': {} },
+            'f:args': {},
+            'f:image': {},
+            'f:name': {},
+            'f:resources': { '.': {}, 'f:requests': { '.': {}, 'f:cpu': {}, 'f:memory': {} } },
           },
+        },
+        'f:dnsPolicy': {},
+        'f:enableServiceLinks': {},
+        'f:restartPolicy': {},
+        'f:schedulerName': {},
+        'f:securityContext': {},
+        'f:serviceAccount': {},
+        'f:serviceAccountName': {},
+        'f:terminationGracePeriodSeconds': {},
+        'f:volumes': {
+          '.': {},
+          'k:{"name":"kube-api-access"}': { '.': {}, 'f:name': {}, 'f:projected': {} },
         },
       },
-    },
-    {
-      manager: 'kubelet',
-      operation: 'Update',
-      apiVersion: 'v1',
-      time: ts,
-      fieldsType: 'FieldsV1',
-      subresource: 'status',
-      fieldsV1: {
+    }),
+    managedFieldsEntry(
+      'kubelet',
+      ts,
+      {
         'f:status': {
           'f:conditions': Object.fromEntries(
             ['ContainersReady', 'Initialized', 'PodScheduled', 'Ready'].map((t) => [
@@ -179,7 +167,8 @@ export function makeRealisticPod(i: number, rv: number): BenchPod {
           'f:startTime': {},
         },
       },
-    },
+      'status',
+    ),
   ];
   return pod;
 }

@@ -34,6 +34,11 @@ interface Goal {
   atMost: boolean;
 }
 
+/** A goal: `value` at most `limit` (or at least, when `atMost` is false). */
+function goal(what: string, value: number | undefined, limit: number, atMost = true): Goal {
+  return { what, value, limit, atMost };
+}
+
 function goalLine(g: Goal): string {
   const ok = g.value !== undefined && (g.atMost ? g.value <= g.limit : g.value >= g.limit);
   return `| ${g.what} | ${fmt(g.value, 2)}× | ${g.atMost ? '≤' : '≥'} ${g.limit}× | ${g.value === undefined ? 'not measured' : ok ? 'met' : '**missed**'} |`;
@@ -61,71 +66,38 @@ export function renderTables(rows: Row[]): { text: string; goals: Goal[] } {
     }
     const k = at.find((r) => r.name === 'kinformer');
     if (k) {
-      if (pods === PAGED_GOAL_PODS)
-        goals.push({
-          what: `time to synced vs floor (${pods} pods in pages of 500; issue 20)`,
-          value: ratio(k.syncMs, fl?.syncMs),
-          limit: 0.9,
-          atMost: true,
-        });
-      goals.push({
-        what: `time to synced vs floor (${pods} pods)`,
-        value: ratio(k.syncMs, fl?.syncMs),
-        limit: 1.25,
-        atMost: true,
-      });
-      goals.push({
-        what: `time to synced vs client-node (${pods} pods)`,
-        value: ratio(k.syncMs, cn?.syncMs),
-        limit: 0.5,
-        atMost: true,
-      });
-      goals.push({
-        what: `heap after sync vs floor (${pods} pods)`,
-        value: ratio(k.heapAfterSyncMB, fl?.heapAfterSyncMB),
-        limit: 1.15,
-        atMost: true,
-      });
-      goals.push({
-        what: `heap after sync vs client-node (${pods} pods)`,
-        value: ratio(k.heapAfterSyncMB, cn?.heapAfterSyncMB),
-        limit: 0.7,
-        atMost: true,
-      });
-      if (k.eventsPerSec !== undefined)
-        goals.push({
-          what: `watch events/s vs floor`,
-          value: ratio(k.eventsPerSec, fl?.eventsPerSec),
-          limit: 0.85,
-          atMost: false,
-        });
-      if (fh) {
-        goals.push({
-          what: `stricter: time to synced vs floor-http (${pods} pods)`,
-          value: ratio(k.syncMs, fh.syncMs),
-          limit: 1.25,
-          atMost: true,
-        });
-        goals.push({
-          what: `stricter: heap after sync vs floor-http (${pods} pods)`,
-          value: ratio(k.heapAfterSyncMB, fh.heapAfterSyncMB),
-          limit: 1.15,
-          atMost: true,
-        });
-        if (k.eventsPerSec !== undefined)
-          goals.push({
-            what: `stricter: watch events/s vs floor-http`,
-            value: ratio(k.eventsPerSec, fh.eventsPerSec),
-            limit: 0.85,
-            atMost: false,
-          });
+      if (pods === PAGED_GOAL_PODS) {
+        const what = `time to synced vs floor (${pods} pods in pages of 500; issue 20)`;
+        goals.push(goal(what, ratio(k.syncMs, fl?.syncMs), 0.9));
       }
-      goals.push({
-        what: `peak RSS in relist vs RSS after sync (${pods} pods; ≤ 2 copies)`,
-        value: ratio(k.peakRssDuringRelistMB, k.rssAfterSyncMB),
-        limit: 2,
-        atMost: true,
-      });
+      goals.push(
+        goal(`time to synced vs floor (${pods} pods)`, ratio(k.syncMs, fl?.syncMs), 1.25),
+        goal(`time to synced vs client-node (${pods} pods)`, ratio(k.syncMs, cn?.syncMs), 0.5),
+        goal(`heap after sync vs floor (${pods} pods)`, ratio(k.heapAfterSyncMB, fl?.heapAfterSyncMB), 1.15),
+        goal(
+          `heap after sync vs client-node (${pods} pods)`,
+          ratio(k.heapAfterSyncMB, cn?.heapAfterSyncMB),
+          0.7,
+        ),
+      );
+      if (k.eventsPerSec !== undefined)
+        goals.push(goal(`watch events/s vs floor`, ratio(k.eventsPerSec, fl?.eventsPerSec), 0.85, false));
+      if (fh) {
+        goals.push(
+          goal(`stricter: time to synced vs floor-http (${pods} pods)`, ratio(k.syncMs, fh.syncMs), 1.25),
+          goal(
+            `stricter: heap after sync vs floor-http (${pods} pods)`,
+            ratio(k.heapAfterSyncMB, fh.heapAfterSyncMB),
+            1.15,
+          ),
+        );
+        if (k.eventsPerSec !== undefined) {
+          const what = `stricter: watch events/s vs floor-http`;
+          goals.push(goal(what, ratio(k.eventsPerSec, fh.eventsPerSec), 0.85, false));
+        }
+      }
+      const relistRss = ratio(k.peakRssDuringRelistMB, k.rssAfterSyncMB);
+      goals.push(goal(`peak RSS in relist vs RSS after sync (${pods} pods; ≤ 2 copies)`, relistRss, 2));
     }
   }
   if (goals.length) {

@@ -27,7 +27,7 @@ import {
   ReconcileQueue,
   waitForCacheSync,
 } from 'kinformer';
-import type { KubeObject } from 'kinformer';
+import type { KubeObject, Reconciler } from 'kinformer';
 import { FakeApiServer } from '@kinformer/testing';
 import { benchKubeConfig } from './benchKubeConfig.js';
 import { fmt, machineLine, median, replaceSection } from './report.js';
@@ -62,22 +62,24 @@ interface Throughput {
 // ---------------------------------------------------------------------------------------------
 // Throughput contenders.
 
-async function managerThroughput(server: FakeApiServer): Promise<Throughput> {
+/** A Manager with one controller of CONCURRENCY workers over the server's ConfigMaps. */
+function configMapManager(server: FakeApiServer, reconcile: Reconciler<V1ConfigMap>): Manager {
   const mgr = new Manager(server.kubeConfig(), { gracefulShutdownMs: 1_000 });
+  mgr.controller('bench').for(kinds.configMaps).concurrency(CONCURRENCY).reconcile(reconcile);
+  return mgr;
+}
+
+async function managerThroughput(server: FakeApiServer): Promise<Throughput> {
   let done = 0;
   let allAt = 0;
   let resolveAll!: () => void;
   const all = new Promise<void>((resolve) => (resolveAll = resolve));
-  mgr
-    .controller('bench')
-    .for(kinds.configMaps)
-    .concurrency(CONCURRENCY)
-    .reconcile(() => {
-      if (++done === OBJECTS) {
-        allAt = performance.now();
-        resolveAll();
-      }
-    });
+  const mgr = configMapManager(server, () => {
+    if (++done === OBJECTS) {
+      allAt = performance.now();
+      resolveAll();
+    }
+  });
   const { informer } = mgr.informer(kinds.configMaps);
   const stop = new AbortController();
   const t0 = performance.now();
@@ -191,29 +193,24 @@ function changeOne(
 }
 
 async function managerPriority(server: FakeApiServer, round: number): Promise<number> {
-  const mgr = new Manager(server.kubeConfig(), { gracefulShutdownMs: 1_000 });
   const reconciled = new Set<string>();
   let target: { key: string; rv: string; at: number } | undefined;
   let latency: number | undefined;
   let resolveSeen!: () => void;
   const seen = new Promise<void>((resolve) => (resolveSeen = resolve));
-  mgr
-    .controller('bench')
-    .for(kinds.configMaps)
-    .concurrency(CONCURRENCY)
-    .reconcile(async (ctx) => {
-      if (
-        target !== undefined &&
-        ctx.key === target.key &&
-        ctx.object?.metadata?.resourceVersion === target.rv
-      ) {
-        latency ??= performance.now() - target.at;
-        resolveSeen();
-      }
-      reconciled.add(ctx.key);
-      if (reconciled.size === MID && target === undefined) target = changeOne(server, reconciled, round);
-      await sleep(RECONCILE_MS);
-    });
+  const mgr = configMapManager(server, async (ctx) => {
+    if (
+      target !== undefined &&
+      ctx.key === target.key &&
+      ctx.object?.metadata?.resourceVersion === target.rv
+    ) {
+      latency ??= performance.now() - target.at;
+      resolveSeen();
+    }
+    reconciled.add(ctx.key);
+    if (reconciled.size === MID && target === undefined) target = changeOne(server, reconciled, round);
+    await sleep(RECONCILE_MS);
+  });
   const stop = new AbortController();
   const run = mgr.start(stop.signal);
   await seen;
