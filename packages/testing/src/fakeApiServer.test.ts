@@ -335,38 +335,43 @@ test('a DELETE with a stale preconditions.resourceVersion is the 409 of rest.Bef
 });
 
 describe('paths and discovery', () => {
-  test('a path outside every served group/version is a plain-text 404 (util/notfoundhandler)', async () => {
-    server = await FakeApiServer.start();
-    for (const path of ['/nope', '/api/v2/pods', '/apis/nope.io/v1/things', '/apis/apps/v2/deployments']) {
+  /** Asserts that a GET of each of `paths` answers 404 with `contentType` and `body`. */
+  async function expectNotFound(paths: string[], contentType: string, body: string): Promise<void> {
+    for (const path of paths) {
       const res = await request(`${server.url}${path}`);
       expect([path, res.status, res.headers.get('content-type'), res.text]).toEqual([
         path,
         404,
-        'text/plain; charset=utf-8',
-        '404 page not found\n',
+        contentType,
+        body,
       ]);
     }
+  }
+
+  test('a path outside every served group/version is a plain-text 404 (util/notfoundhandler)', async () => {
+    server = await FakeApiServer.start();
+    await expectNotFound(
+      ['/nope', '/api/v2/pods', '/apis/nope.io/v1/things', '/apis/apps/v2/deployments'],
+      'text/plain; charset=utf-8',
+      '404 page not found\n',
+    );
   });
 
   test('an unknown resource or subresource inside a served group/version is a JSON 404 Status (server/handler.go serviceErrorHandler)', async () => {
     // kube-apiserver: go-restful's web service for the group/version misses the route and its
     // service error handler answers NewGenericServerResponse(404): reason NotFound, details {}.
     server = await FakeApiServer.start();
-    for (const path of [
-      '/api/v1/foos',
-      '/apis/apps/v1/namespaces/x/foos',
-      '/api/v1/watch/foos',
-      `${PODS}/a/nope`,
-      '/api/v1/pods/name',
-    ]) {
-      const res = await request(`${server.url}${path}`);
-      expect([path, res.status, res.headers.get('content-type'), res.text]).toEqual([
-        path,
-        404,
-        'application/json',
-        '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}\n',
-      ]);
-    }
+    await expectNotFound(
+      [
+        '/api/v1/foos',
+        '/apis/apps/v1/namespaces/x/foos',
+        '/api/v1/watch/foos',
+        `${PODS}/a/nope`,
+        '/api/v1/pods/name',
+      ],
+      'application/json',
+      '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}\n',
+    );
     const method = await request(`${server.url}${PODS}`, { method: 'PUT', body: '{}' });
     expect(method.status).toBe(405);
     expect(method.json.reason).toBe('MethodNotAllowed');

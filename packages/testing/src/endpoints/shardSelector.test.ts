@@ -166,13 +166,6 @@ describe('shardSelector on WATCH and watch-list', () => {
     }
   });
 
-  test('an empty parameter is no selector', async () => {
-    const all = await seed(5);
-    const list = (await request(`${server.url}/api/v1/pods?shardSelector=`)).json as unknown as PodList;
-    expect(list.items).toHaveLength(all.length);
-    expect(list.metadata.shardInfo).toBeUndefined();
-  });
-
   test('with the gate off a watch delivers every object', async () => {
     await seed(0, { shardedListAndWatch: false });
     const watch = await WatchReader.open(

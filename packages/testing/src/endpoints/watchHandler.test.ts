@@ -400,6 +400,14 @@ describe('W9: watch from a future RV', () => {
 });
 
 describe('single-object and metadata-only watches', () => {
+  /** Once `w` (a watch on pod `one`'s path) is open, creates pods `two` and `one`: `w` sees only `one`. */
+  async function expectFollowsOnlyOne(w: Awaited<ReturnType<typeof watch>>): Promise<void> {
+    await server.waitForWatchers(1);
+    server.create('pods', serverPod('two'));
+    server.create('pods', serverPod('one'));
+    expect(nameOf(await w.next())).toBe('one');
+  }
+
   test('a watch on a named path follows that one object', async () => {
     server = await FakeApiServer.start();
     const w = await watch(
@@ -407,10 +415,7 @@ describe('single-object and metadata-only watches', () => {
       {},
       '/api/v1/namespaces/default/pods/one',
     );
-    await server.waitForWatchers(1);
-    server.create('pods', serverPod('two'));
-    server.create('pods', serverPod('one'));
-    expect(nameOf(await w.next())).toBe('one');
+    await expectFollowsOnlyOne(w);
   });
 
   test('a named watch whose fieldSelector does not select that name is 400 (handlers/get.go listOpts)', async () => {
@@ -432,10 +437,7 @@ describe('single-object and metadata-only watches', () => {
       '/api/v1/namespaces/default/pods/one',
     );
     expect(w.status).toBe(200);
-    await server.waitForWatchers(1);
-    server.create('pods', serverPod('two'));
-    server.create('pods', serverPod('one'));
-    expect(nameOf(await w.next())).toBe('one');
+    await expectFollowsOnlyOne(w);
   });
 
   test('Accept as=PartialObjectMetadata makes every event object, bookmarks included, PartialObjectMetadata', async () => {

@@ -17,6 +17,13 @@ closeAfterEach(() => server);
 const T0 = Date.parse('2026-12-01T10:00:00Z');
 const PODS = '/api/v1/namespaces/default/pods';
 
+/** Starts the server with graceful pod deletion on a FakeClock at T0; returns the clock. */
+async function startGraceful(): Promise<FakeClock> {
+  const clock = new FakeClock(T0);
+  server = await FakeApiServer.start({ clock, gracefulPodDeletion: true });
+  return clock;
+}
+
 async function watchPods(): Promise<WatchReader> {
   const reader = await WatchReader.open(
     `${server.url}${PODS}?watch=true&resourceVersion=${server.resourceVersion}`,
@@ -35,8 +42,7 @@ const summary = (e: WatchLine): [string, unknown, unknown] => [
 describe('graceful pod deletion (gracefulPodDeletion)', () => {
   test('a scheduled pod gets deletionTimestamp = now + 30 s (MODIFIED) and goes when the grace period has passed (DELETED)', async () => {
     // CheckGracefulDelete: gracePeriodSeconds, else spec.terminationGracePeriodSeconds (defaulted to 30).
-    const clock = new FakeClock(T0);
-    server = await FakeApiServer.start({ clock, gracefulPodDeletion: true });
+    const clock = await startGraceful();
     server.create('pods', serverPod('p', { spec: { nodeName: 'n1' } }));
     const w = await watchPods();
     const res = await request(`${server.url}${PODS}/p`, { method: 'DELETE' });
@@ -60,8 +66,7 @@ describe('graceful pod deletion (gracefulPodDeletion)', () => {
   });
 
   test("gracePeriodSeconds in the body or the query, or the pod's terminationGracePeriodSeconds, sets the period; finishGracefulDeletions ends them", async () => {
-    const clock = new FakeClock(T0);
-    server = await FakeApiServer.start({ clock, gracefulPodDeletion: true });
+    const clock = await startGraceful();
     for (const name of ['a', 'b', 'c'])
       server.create('pods', serverPod(name, { spec: { nodeName: 'n1', terminationGracePeriodSeconds: 7 } }));
     const a = await request(`${server.url}${PODS}/a`, {
@@ -82,8 +87,7 @@ describe('graceful pod deletion (gracefulPodDeletion)', () => {
   });
 
   test('a second DELETE may only shorten the grace period; a longer one changes nothing', async () => {
-    const clock = new FakeClock(T0);
-    server = await FakeApiServer.start({ clock, gracefulPodDeletion: true });
+    const clock = await startGraceful();
     server.create('pods', serverPod('p', { spec: { nodeName: 'n1' } }));
     const first = server.delete('pods', 'default/p');
     const rv = server.resourceVersion;
@@ -106,8 +110,7 @@ describe('graceful pod deletion (gracefulPodDeletion)', () => {
   });
 
   test('an unscheduled or finished pod, or gracePeriodSeconds 0, is deleted at once: MODIFIED with the deletionTimestamp, then DELETED', async () => {
-    const clock = new FakeClock(T0);
-    server = await FakeApiServer.start({ clock, gracefulPodDeletion: true });
+    await startGraceful();
     server.create('pods', serverPod('unscheduled'));
     server.create('pods', serverPod('done', { spec: { nodeName: 'n1' }, status: { phase: 'Succeeded' } }));
     server.create('pods', serverPod('forced', { spec: { nodeName: 'n1' } }));
@@ -135,8 +138,7 @@ describe('graceful pod deletion (gracefulPodDeletion)', () => {
 
   test('a gracefully deleted pod with finalizers stays after its grace period until they are removed', async () => {
     // ShouldDeleteDuringUpdate deletes only once deletionGracePeriodSeconds is 0 (the kubelet's delete).
-    const clock = new FakeClock(T0);
-    server = await FakeApiServer.start({ clock, gracefulPodDeletion: true });
+    const clock = await startGraceful();
     server.create('pods', {
       ...serverPod('p', { spec: { nodeName: 'n1' } }),
       metadata: { name: 'p', namespace: 'default', finalizers: ['example.com/hold'] },
