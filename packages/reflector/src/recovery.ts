@@ -187,6 +187,14 @@ export class RecoveryPolicy {
     return this.progress();
   }
 
+  /**
+   * True when a watch delivered an event or a bookmark since the last LIST (or streaming list): a 410
+   * now follows progress and relists at once (`expired-after-progress`).
+   */
+  deliveredSinceList(): boolean {
+    return !this.watchSilentSinceList;
+  }
+
   /** The current cycle ends and the reflector will relist. */
   cycleEnded(): void {
     this.lastCycleMadeNoProgress = this.watchSilentSinceList;

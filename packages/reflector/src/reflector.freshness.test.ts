@@ -18,6 +18,7 @@ import {
 // that made no progress and resets as soon as a watch delivers something.
 
 type H = ReturnType<typeof harness>;
+type FakeScript = Parameters<H['lw']['enqueueWatch']>[0];
 
 function requests(h: H): number {
   return h.lw.listCalls.length + h.lw.watchCalls.length;
@@ -64,18 +65,46 @@ describe('Reflector freshness: how long the cache stays behind after each fault'
     await h.stop();
   });
 
-  it('410 Gone after progress: relisted after one first step (100 ms here; at most 200 ms with jitter)', async () => {
-    const h = harness();
-    h.lw.enqueueList(podList('1'));
-    const w = await watching(h, '0');
-    const before = requests(h);
-    w.error(expiredError());
-    expect(await behindFor(h, before)).toBe(100);
-    expect(h.lw.listCalls).toHaveLength(2);
-    await h.stop();
+  // A 410 after the watch delivered something since the LIST relists at once (before: one first step,
+  // 100–200 ms, as client-go waits one step before every relist); a 410 before the watch delivered
+  // anything still waits that step, so a server that expires every watch sees the backoff grow.
+  it.each([
+    ['after the watch delivered: relisted at once (0 ms, whatever the jitter)', true, 0, 0],
+    [
+      'before the watch delivered anything: relisted after one first step (100 ms; < 200 ms with jitter)',
+      false,
+      100,
+      200,
+    ],
+  ])('410 Gone %s', async (_name, delivered, behindMs, belowWithJitterMs) => {
+    for (const random of [() => 0, () => 0.999999]) {
+      const clock = new FakeClock(1_000_000);
+      const h = harness({ clock, backoff: reflectorBackoff(clock, random) });
+      const w = await h.startWatching(podList('1'), podList('5', [pod('b', '5')]));
+      if (delivered) {
+        w.add(pod('a', '2'));
+        await h.lw.waitFor(() => h.store.ops.length === 2, 'the first event');
+      }
+      const before = requests(h);
+      w.error(expiredError());
+      const behind = await behindFor(h, before);
+      if (random() === 0) expect(behind).toBe(behindMs);
+      else {
+        expect(behind).toBeGreaterThanOrEqual(behindMs);
+        expect(behind).toBeLessThanOrEqual(belowWithJitterMs);
+      }
+      expect(h.lw.listCalls).toHaveLength(2);
+      // The relist brings the store up to date without another wait (the fake server answers at once).
+      const relistedAt = clock.now();
+      await h.lw.waitFor(() => h.store.replaces.length === 2, 'the relist');
+      expect(clock.now() - relistedAt).toBe(0);
+      expect(h.store.contents()).toEqual(['b@5']);
+      expect(h.reflector.stats().expired410).toBe(1);
+      await h.stop();
+    }
   });
 
-  it('a burst of faults, each after the watch delivered: every one waits the first step, none grows', async () => {
+  it('a burst of faults, each after the watch delivered: a 410 waits nothing, the others the first step, none grows', async () => {
     // The issue this fixes: client-go's shared backoff (800 ms → 30 s, reset every 2 min) made each
     // later fault of a burst wait longer, tens of seconds after 10 faults.
     const h = harness({}, {});
@@ -97,17 +126,16 @@ describe('Reflector freshness: how long the cache stays behind after each fault'
       }
       waits.push(await behindFor(h, before));
     }
-    expect(Math.max(...waits)).toBe(100);
+    expect(waits).toEqual([0, 100, 100, 0, 100, 100, 0, 100, 100, 0, 100, 100]);
     await h.stop();
   });
 
   it('with full jitter the first step stays under 200 ms', async () => {
     const clock = new FakeClock(1_000_000);
     const h = harness({ clock, backoff: reflectorBackoff(clock, () => 0.999999) });
-    h.lw.enqueueList(podList('1'));
-    const w = await watching(h, '0');
+    const w = await watching(h);
     const before = requests(h);
-    w.error(expiredError());
+    w.malformed();
     const behind = await behindFor(h, before);
     expect(behind).toBeGreaterThanOrEqual(100);
     expect(behind).toBeLessThan(200);
@@ -245,6 +273,35 @@ describe('Reflector freshness: protecting a server that keeps failing', () => {
     expect(h.lw.listCalls.length).toBeGreaterThan(30);
     await h.stop();
   });
+
+  it.each([
+    ['answered 410 at once', (): FakeScript => expiredError()],
+    ['ended by an ERROR 410 before their first event', (): FakeScript => ({ then: expiredError() })],
+  ])(
+    'LISTs that work and watches %s: no relist storm, the backoff grows as for failures',
+    async (_name, script) => {
+      // A 410 relists at once only after progress; a watch that delivered nothing is none.
+      const h = harness();
+      for (let i = 0; i < 200; i++) {
+        h.lw.enqueueList(podList(String(i + 1)));
+        h.lw.enqueueWatch(script());
+      }
+      void h.start();
+      for (let i = 1; i <= 100; i++) {
+        await h.backoffCalls(i);
+        await h.clock.tick(h.backoff.delays[i - 1]);
+      }
+      expect(h.backoff.delays.slice(0, 100)).toEqual([
+        100,
+        ...Array<number>(80).fill(150),
+        ...Array<number>(17).fill(300),
+        600,
+        600,
+      ]);
+      expect(h.lw.listCalls.length).toBeLessThanOrEqual(101);
+      await h.stop();
+    },
+  );
 
   it('watches that close at once without events (very short watches) back off like failures', async () => {
     const h = harness();

@@ -146,17 +146,24 @@ describe('Reflector: list and watch (client-go reflector_test.go)', () => {
       watchError,
       { events: [{ type: 'ADDED', object: pod('baz', '6') }], then: expiredError() },
     );
+    const snapshots: string[][] = [];
+    const list = h.lw.list.bind(h.lw);
+    h.lw.list = (options, context) => {
+      snapshots.push(h.store.contents());
+      return list(options, context);
+    };
     void h.start();
 
-    const snapshots: string[][] = [];
-    for (let cycle = 1; cycle <= 5; cycle++) {
-      await h.backoffCalls(cycle);
-      snapshots.push(h.store.contents());
-      await h.clock.tick(h.backoff.delays[cycle - 1]);
+    // The two failures wait a step; the 410s, each after the watch delivered, relist at once.
+    for (let failure = 1; failure <= 2; failure++) {
+      await h.backoffCalls(failure);
+      await h.clock.tick(h.backoff.delays[failure - 1]);
     }
     await h.lw.waitFor(() => h.lw.listCalls.length === 6 && h.lw.watchCalls.length === 5, 'sixth list');
+    expect(h.backoff.delays).toHaveLength(2);
     // Before each relist the store holds what the previous list + watch produced.
     expect(snapshots).toEqual([
+      [],
       ['bar@3', 'foo@2'],
       ['bar@3', 'qux@5'],
       ['bar@3', 'qux@5'],
@@ -517,11 +524,12 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
     await h.stop();
   });
 
-  it('waits one backoff step between every list-and-watch cycle, also when the cycle ended without error', async () => {
-    // Run loop (§1.2): every return from ListAndWatch relists after a backoff delay.
+  it('waits one backoff step between list-and-watch cycles, also when the cycle ended without error', async () => {
+    // Run loop (§1.2): every return from ListAndWatch relists after a backoff delay — in kinformer every
+    // one but a 410 after the watch delivered something (reflector.freshness.test.ts).
     const h = harness();
     h.lw.enqueueList(podList('1'), podList('2'));
-    h.lw.enqueueWatch({ events: [{ type: 'ADDED', object: pod('a', '2') }], then: expiredError() });
+    h.lw.enqueueWatch({ events: [], then: expiredError() });
     void h.start();
     await h.backoffCalls(1);
     expect(h.handled).toEqual([]);

@@ -503,7 +503,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       } catch (error) {
         if (signal.aborted) return ABORTED_END;
         const rewatch5xx = this.recovery.streakIsYoung() && isNumericResourceVersion(resourceVersion);
-        return { outcome: watchStartOutcome(error, rewatch5xx), error };
+        return { outcome: watchStartOutcome(error, rewatch5xx, this.recovery.deliveredSinceList()), error };
       }
       if (w === undefined) return ABORTED_END;
       // Events of a watch from "" or "0" start with synthetic ADDEDs that are not in RV order.
@@ -531,7 +531,8 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     if (outcome.stopped === 'stalled') return { outcome: 'stalled', stream: w }; // the stall limit was the wait
     const error = outcome.error;
     if (error === undefined) return { outcome: 'ended' }; // server timeout, broken connection
-    return { outcome: watchEndOutcome(cycle, error, this.listState.lastSyncRV), error };
+    const delivered = this.recovery.deliveredSinceList();
+    return { outcome: watchEndOutcome(cycle, error, this.listState.lastSyncRV, delivered), error };
   }
 
   /** The open watch stream feeding the store, if any (derived from the phase). */

@@ -100,6 +100,29 @@ const ROWS: Row[] = [
     reported: true,
   },
   {
+    outcome: 'start-expired-after-progress',
+    phase: 'watch',
+    cause: async (h) => {
+      // The first watch delivers and ends cleanly; the rewatch is answered 410 once the test lets it.
+      h.lw.enqueueWatch({}, expiredError());
+      let answer = (): void => undefined;
+      const answered = new Promise<void>((resolve) => (answer = resolve));
+      const watch = h.lw.watch.bind(h.lw);
+      h.lw.watch = (options, context) => {
+        const result = watch(options, context);
+        result.catch(() => undefined);
+        return h.lw.watchCalls.length === 2 ? answered.then(() => result) : result;
+      };
+      await afterProgress((w) => w.close())(h);
+      await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'the rewatch');
+      answer();
+    },
+    next: 'list',
+    waitMs: 0,
+    counter: 'expired410',
+    reported: true,
+  },
+  {
     outcome: 'start-unreachable',
     phase: 'watch',
     cause: atWatchStart(connectionRefused()),
@@ -132,9 +155,21 @@ const ROWS: Row[] = [
     reported: false,
   },
   {
-    outcome: 'expired',
+    outcome: 'expired-after-progress',
     phase: 'watch',
     cause: afterProgress((w) => w.error(expiredStatus())),
+    next: 'list',
+    waitMs: 0,
+    counter: 'expired410',
+    reported: false,
+  },
+  {
+    outcome: 'expired',
+    phase: 'watch',
+    cause: async (h) => {
+      const w = await h.startWatching(podList('1'), podList('9'));
+      w.error(expiredStatus()); // before the watch delivered anything
+    },
     next: 'list',
     waitMs: 100,
     counter: 'expired410',
@@ -226,9 +261,10 @@ describe('the transition table, row by row, through a reflector', () => {
     }
   });
 
-  it('waits one step before every relist, and never after progress', () => {
-    for (const t of Object.values(TRANSITIONS)) {
-      if (t.next === 'relist') expect(t.wait).toBe('step'); // every return from ListAndWatch waits
+  it('waits one step before every relist but a 410 after progress, and never after progress', () => {
+    for (const [outcome, t] of Object.entries(TRANSITIONS)) {
+      // client-go waits before every return to ListAndWatch; kinformer not after a 410 that follows progress.
+      if (t.next === 'relist') expect(t.wait).toBe(outcome.endsWith('-after-progress') ? 'none' : 'step');
       if (t.progress) expect(t.wait).toBe('none');
     }
   });

@@ -40,12 +40,14 @@ export type Outcome =
   | 'start-unreachable'
   | 'start-unavailable'
   | 'start-expired'
+  | 'start-expired-after-progress'
   | 'start-failed'
   // watch stream
   | 'ended'
   | 'stalled'
   | 'resync-failed'
   | 'expired'
+  | 'expired-after-progress'
   | 'throttled'
   | 'malformed'
   | 'malformed-again'
@@ -111,7 +113,10 @@ const RELISTING = 'watch ended with an error; relisting';
 /**
  * The table. Which request follows each fault is client-go 1.36's — except a 5xx to a watch request early
  * in a streak of failures (`start-unavailable`: rewatch, not relist) and a 5xx to the LIST that follows a
- * later one (`list-unavailable`: back to the watch), see `STORM_RETRY`; how long it waits is kinformer's.
+ * later one (`list-unavailable`: back to the watch), see `STORM_RETRY`; how long it waits is kinformer's:
+ * unlike client-go, a 410 after the cycle's watches delivered something (`expired-after-progress`,
+ * `start-expired-after-progress`) relists without a backoff step. That costs a server at most one LIST
+ * per watch that delivered something since the previous LIST; a 410 before any delivery waits a step.
  */
 export const TRANSITIONS: Readonly<Record<Outcome, Transition>> = Object.freeze({
   listed: row('list', 'cycle', 'none', { progress: true }),
@@ -146,7 +151,11 @@ export const TRANSITIONS: Readonly<Record<Outcome, Transition>> = Object.freeze(
   'start-unreachable': row('watch', 'watch', 'step', { report: true }),
   // A 5xx to the watch request in the first STORM_RETRY.flatMs of a streak: the version is still good.
   'start-unavailable': row('watch', 'watch', 'step', { report: true }),
+  // A 410 says the version is gone, not that the server is failing: when a watch of this cycle delivered
+  // something since the LIST, relist at once (client-go waits one step first, see the `*-after-progress`
+  // rows); a 410 before any delivery waits, so a server that expires every watch sees the backoff grow.
   'start-expired': row('watch', 'relist', 'step', { report: true, counter: 'expired410' }),
+  'start-expired-after-progress': row('watch', 'relist', 'none', { report: true, counter: 'expired410' }),
   'start-failed': row('watch', 'relist', 'step', { report: true }),
 
   ended: row('watch', 'watch', 'none'),
@@ -157,6 +166,10 @@ export const TRANSITIONS: Readonly<Record<Outcome, Transition>> = Object.freeze(
   expired: row('watch', 'relist', 'step', {
     counter: 'expired410',
     log: ['debug', 'watch closed: resourceVersion expired; relisting'],
+  }),
+  'expired-after-progress': row('watch', 'relist', 'none', {
+    counter: 'expired410',
+    log: ['debug', 'watch closed: resourceVersion expired; relisting at once'],
   }),
   throttled: row('watch', 'watch', 'step', {
     log: ['debug', 'watch answered 429; backing off and re-watching'],

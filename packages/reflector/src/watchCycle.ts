@@ -96,10 +96,16 @@ export function resyncErrorOf(cycle: WatchCycle): unknown {
 
 /**
  * Classifies an error that ended an open watch of `cycle` (client-go's `handleWatch` result handling);
- * remembers where a malformed line was. `resourceVersion`: the last synced version.
+ * remembers where a malformed line was. `resourceVersion`: the last synced version; `delivered`: a watch
+ * delivered something since the last LIST (a 410 then relists at once).
  */
-export function watchEndOutcome(cycle: WatchCycle, err: unknown, resourceVersion: string): Outcome {
-  if (isExpiredError(err)) return 'expired';
+export function watchEndOutcome(
+  cycle: WatchCycle,
+  err: unknown,
+  resourceVersion: string,
+  delivered: boolean,
+): Outcome {
+  if (isExpiredError(err)) return delivered ? 'expired-after-progress' : 'expired';
   if (isTooManyRequestsError(err)) return 'throttled';
   if (isMalformedStreamError(err)) {
     // The server replayed the same bad line (e.g. an object whose event is longer than the line limit):
@@ -116,13 +122,14 @@ export function watchEndOutcome(cycle: WatchCycle, err: unknown, resourceVersion
 /**
  * Classifies an error that kept a watch from starting. `rewatch5xx`: the reflector has been failing for
  * at most `STORM_RETRY.flatMs` (or not at all) and watched from a version the server handed out
- * as a number, so a 5xx rewatches instead of relisting.
+ * as a number, so a 5xx rewatches instead of relisting. `delivered`: a watch delivered something since
+ * the last LIST (a 410 then relists at once).
  */
-export function watchStartOutcome(err: unknown, rewatch5xx: boolean): Outcome {
+export function watchStartOutcome(err: unknown, rewatch5xx: boolean, delivered: boolean): Outcome {
   if (isKinformerError(err, ErrorCodes.WATCH_STALLED)) return 'start-stalled';
   if (isKinformerError(err, ErrorCodes.CONNECTION)) return 'start-unreachable';
   if (isWatchErrorRetriable(err)) return 'start-throttled';
-  if (isExpiredError(err)) return 'start-expired';
+  if (isExpiredError(err)) return delivered ? 'start-expired-after-progress' : 'start-expired';
   if (rewatch5xx && isServerError(err)) return 'start-unavailable';
   return 'start-failed';
 }
