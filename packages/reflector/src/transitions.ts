@@ -86,17 +86,14 @@ export interface Transition {
   readonly log: { readonly level: LogLevel; readonly msg: string } | undefined;
 }
 
-function row(
-  from: PhaseKind,
-  next: Next,
-  wait: 'none' | 'step',
-  options: {
-    report?: boolean;
-    counter?: keyof ReflectorStats;
-    progress?: boolean;
-    log?: [LogLevel, string];
-  } = {},
-): Transition {
+interface RowOptions {
+  readonly report?: boolean;
+  readonly counter?: keyof ReflectorStats;
+  readonly progress?: boolean;
+  readonly log?: readonly [LogLevel, string];
+}
+
+function row(from: PhaseKind, next: Next, wait: 'none' | 'step', options: RowOptions = {}): Transition {
   return {
     from,
     next,
@@ -109,6 +106,12 @@ function row(
 }
 
 const RELISTING = 'watch ended with an error; relisting';
+/** A 410 in the stream (logged with the wait, if any) and one to the watch request (reported). */
+const EXPIRED = {
+  counter: 'expired410',
+  log: ['debug', 'watch closed: resourceVersion expired; relisting'],
+} as const satisfies RowOptions;
+const START_EXPIRED = { report: true, counter: 'expired410' } as const satisfies RowOptions;
 
 /**
  * The table. Which request follows each fault is client-go 1.36's — except a 5xx to a watch request early
@@ -154,8 +157,8 @@ export const TRANSITIONS: Readonly<Record<Outcome, Transition>> = Object.freeze(
   // A 410 says the version is gone, not that the server is failing: when a watch of this cycle delivered
   // something since the LIST, relist at once (client-go waits one step first, see the `*-after-progress`
   // rows); a 410 before any delivery waits, so a server that expires every watch sees the backoff grow.
-  'start-expired': row('watch', 'relist', 'step', { report: true, counter: 'expired410' }),
-  'start-expired-after-progress': row('watch', 'relist', 'none', { report: true, counter: 'expired410' }),
+  'start-expired': row('watch', 'relist', 'step', START_EXPIRED),
+  'start-expired-after-progress': row('watch', 'relist', 'none', START_EXPIRED),
   'start-failed': row('watch', 'relist', 'step', { report: true }),
 
   ended: row('watch', 'watch', 'none'),
@@ -163,14 +166,8 @@ export const TRANSITIONS: Readonly<Record<Outcome, Transition>> = Object.freeze(
   'resync-failed': row('watch', 'relist', 'step', {
     log: ['streak', 'store resync failed; ending the watch and relisting'],
   }),
-  expired: row('watch', 'relist', 'step', {
-    counter: 'expired410',
-    log: ['debug', 'watch closed: resourceVersion expired; relisting'],
-  }),
-  'expired-after-progress': row('watch', 'relist', 'none', {
-    counter: 'expired410',
-    log: ['debug', 'watch closed: resourceVersion expired; relisting at once'],
-  }),
+  expired: row('watch', 'relist', 'step', EXPIRED),
+  'expired-after-progress': row('watch', 'relist', 'none', EXPIRED),
   throttled: row('watch', 'watch', 'step', {
     log: ['debug', 'watch answered 429; backing off and re-watching'],
   }),
