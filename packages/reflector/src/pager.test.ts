@@ -1,7 +1,7 @@
 import { ErrorCodes, KinformerError, type KubeList } from '@kinformer/core';
 import type { ListOptions } from './listerWatcher.js';
 import fc from 'fast-check';
-import { listAllPages, type ListFunc } from './pager.js';
+import { listAllPages, type ListFunc, type PagedList } from './pager.js';
 
 type Item = { metadata: { name: string } };
 
@@ -22,16 +22,29 @@ function pagedServer(all: Item[], rv: string, calls: ListOptions[], failAt?: str
   };
 }
 
+/** `listAllPages` over {@link pagedServer} (5 items at list RV `rv`, the page after `failAt` expired). */
+async function listPaged(
+  rv: string,
+  options: ListOptions,
+  pager: { pageSize?: number; failAt?: string; count?: number },
+): Promise<{ calls: ListOptions[]; result: PagedList<Item> }> {
+  const calls: ListOptions[] = [];
+  const server = pagedServer(items(0, pager.count ?? 5), rv, calls, pager.failAt);
+  const signal = new AbortController().signal;
+  const result = await listAllPages(
+    server,
+    options,
+    pager.pageSize === undefined ? { signal } : { signal, pageSize: pager.pageSize },
+  );
+  return { calls, result };
+}
+
 describe('listAllPages (client-go tools/pager)', () => {
   it('follows continue tokens, clearing resourceVersion and resourceVersionMatch, and merges pages under the first RV', async () => {
-    const calls: ListOptions[] = [];
-    const result = await listAllPages(
-      pagedServer(items(0, 5), '42', calls),
+    const { calls, result } = await listPaged(
+      '42',
       { resourceVersion: '40', resourceVersionMatch: 'NotOlderThan' },
-      {
-        signal: new AbortController().signal,
-        pageSize: 2,
-      },
+      { pageSize: 2 },
     );
     expect(calls).toEqual([
       { resourceVersion: '40', resourceVersionMatch: 'NotOlderThan', limit: 2 },
@@ -49,37 +62,22 @@ describe('listAllPages (client-go tools/pager)', () => {
   });
 
   it('returns a single page as the server sent it, unpaginated', async () => {
-    const calls: ListOptions[] = [];
-    const server = pagedServer(items(0, 3), '7', calls);
-    const result = await listAllPages(
-      server,
-      { resourceVersion: '0' },
-      { signal: new AbortController().signal },
-    );
+    const { calls, result } = await listPaged('7', { resourceVersion: '0' }, { count: 3 });
     expect(calls).toEqual([{ resourceVersion: '0', limit: 500 }]);
     expect(result).toMatchObject({ paginated: false, requests: 1 });
     expect(result.list.items).toHaveLength(3);
   });
 
   it('sends no limit when pageSize is 0', async () => {
-    const calls: ListOptions[] = [];
-    await listAllPages(
-      pagedServer(items(0, 3), '7', calls),
-      { resourceVersion: '5' },
-      { signal: new AbortController().signal, pageSize: 0 },
-    );
+    const { calls } = await listPaged('7', { resourceVersion: '5' }, { count: 3, pageSize: 0 });
     expect(calls).toEqual([{ resourceVersion: '5' }]);
   });
 
   it('falls back to one full list at the requested RV when a continuation page expires', async () => {
-    const calls: ListOptions[] = [];
-    const result = await listAllPages(
-      pagedServer(items(0, 5), '9', calls, '2'),
+    const { calls, result } = await listPaged(
+      '9',
       { resourceVersion: '8', resourceVersionMatch: 'NotOlderThan' },
-      {
-        signal: new AbortController().signal,
-        pageSize: 2,
-      },
+      { pageSize: 2, failAt: '2' },
     );
     expect(calls).toEqual([
       { resourceVersion: '8', resourceVersionMatch: 'NotOlderThan', limit: 2 },

@@ -4,6 +4,8 @@ import { BookmarkCadence, reflectorBackoff, reflectorRecovery } from './recovery
 import {
   expiredError,
   harness,
+  type Harness,
+  type Watch,
   internalStatus,
   outage,
   pod,
@@ -17,15 +19,14 @@ import {
 // reflector itself adds. kinformer's rule (docs/reflector.md): the backoff grows only with failures
 // that made no progress and resets as soon as a watch delivers something.
 
-type H = ReturnType<typeof harness>;
-type FakeScript = Parameters<H['lw']['enqueueWatch']>[0];
+type FakeScript = Parameters<Harness['lw']['enqueueWatch']>[0];
 
-function requests(h: H): number {
+function requests(h: Harness): number {
   return h.lw.listCalls.length + h.lw.watchCalls.length;
 }
 
 /** Clock ms until the reflector sends its next request, firing timers one by one (bounded). */
-async function behindFor(h: H, before = requests(h)): Promise<number> {
+async function behindFor(h: Harness, before = requests(h)): Promise<number> {
   const start = h.clock.now();
   for (let step = 0; step < 500; step++) {
     await flush();
@@ -35,33 +36,41 @@ async function behindFor(h: H, before = requests(h)): Promise<number> {
   throw new Error(`no request within ${h.clock.now() - start} ms of clock time`);
 }
 
-/** Starts a reflector whose first watch is open and has delivered one event. */
-async function watching(h: H, rv = '1'): Promise<Awaited<ReturnType<H['lw']['nextWatch']>>> {
-  const w = await h.startWatching(podList(rv));
-  w.add(pod('a', String(Number(rv) + 1)));
+/** Starts a reflector whose first watch (from the LIST's version 1) is open and has delivered version 2. */
+async function watching(h: Harness): Promise<Watch> {
+  const w = await h.startWatching(podList('1'));
+  w.add(pod('a', '2'));
   await h.lw.waitFor(() => h.store.ops.length === 2, 'the first event');
   return w;
 }
 
 describe('Reflector freshness: how long the cache stays behind after each fault', () => {
-  it('a watch connection that breaks after delivering: resumed at once (0 ms)', async () => {
+  // Faults after the watch delivered (up to version 2) that rewatch from there, never relisting.
+  it.each([
+    [
+      'a watch connection that breaks after delivering: resumed at once (0 ms)',
+      (w: Watch) => w.breakConnection(),
+      0,
+    ],
+    ['a watch the server ends cleanly: resumed at once (0 ms)', (w: Watch) => w.close(), 0],
+    [
+      'a malformed line after progress: resumed from the last good version after 100 ms',
+      (w: Watch) => w.malformed(),
+      100,
+    ],
+    [
+      "429 with Retry-After: waits exactly the server's Retry-After when it is longer than the step",
+      (w: Watch) => w.error(tooManyRequests(2)),
+      2000,
+    ],
+  ])('%s', async (_name, fault, behindMs) => {
     const h = harness();
     const w = await watching(h);
     const before = requests(h);
-    w.breakConnection();
-    expect(await behindFor(h, before)).toBe(0);
+    fault(w);
+    expect(await behindFor(h, before)).toBe(behindMs);
     expect(h.lw.watchCalls.at(-1)?.resourceVersion).toBe('2');
-    expect(h.lw.listCalls).toHaveLength(1);
-    await h.stop();
-  });
-
-  it('a watch the server ends cleanly: resumed at once (0 ms)', async () => {
-    const h = harness();
-    const w = await watching(h);
-    const before = requests(h);
-    w.close();
-    expect(await behindFor(h, before)).toBe(0);
-    expect(h.lw.listCalls).toHaveLength(1);
+    expect(h.lw.listCalls).toHaveLength(1); // a rewatch, never a relist
     await h.stop();
   });
 
@@ -142,16 +151,6 @@ describe('Reflector freshness: how long the cache stays behind after each fault'
     await h.stop();
   });
 
-  it("429 with Retry-After: waits exactly the server's Retry-After when it is longer than the step", async () => {
-    const h = harness();
-    const w = await watching(h);
-    const before = requests(h);
-    w.error(tooManyRequests(2));
-    expect(await behindFor(h, before)).toBe(2000);
-    expect(h.lw.listCalls).toHaveLength(1); // a 429 re-watches, it never relists
-    await h.stop();
-  });
-
   it('500 at watch start after a successful LIST: rewatched from the list version after 100 ms', async () => {
     const h = harness();
     h.lw.enqueueList(podList('1'), podList('2'));
@@ -161,16 +160,6 @@ describe('Reflector freshness: how long the cache stays behind after each fault'
     expect(await behindFor(h)).toBe(100);
     expect(h.lw.listCalls).toHaveLength(1);
     expect(h.lw.watchCalls.map((c) => c.resourceVersion)).toEqual(['1', '1']);
-    await h.stop();
-  });
-
-  it('a malformed line after progress: resumed from the last good version after 100 ms', async () => {
-    const h = harness();
-    const w = await watching(h);
-    const before = requests(h);
-    w.malformed();
-    expect(await behindFor(h, before)).toBe(100);
-    expect(h.lw.watchCalls.at(-1)?.resourceVersion).toBe('2');
     await h.stop();
   });
 
@@ -287,10 +276,7 @@ describe('Reflector freshness: protecting a server that keeps failing', () => {
         h.lw.enqueueWatch(script());
       }
       void h.start();
-      for (let i = 1; i <= 100; i++) {
-        await h.backoffCalls(i);
-        await h.clock.tick(h.backoff.delays[i - 1]);
-      }
+      await h.waitOutBackoffs(100);
       expect(h.backoff.delays.slice(0, 100)).toEqual([
         100,
         ...Array<number>(80).fill(150),
@@ -310,10 +296,7 @@ describe('Reflector freshness: protecting a server that keeps failing', () => {
       h.lw.enqueueWatch({ then: 'close' });
     }
     void h.start();
-    for (let i = 1; i <= 5; i++) {
-      await h.backoffCalls(i);
-      await h.clock.tick(h.backoff.delays[i - 1]);
-    }
+    await h.waitOutBackoffs(5);
     expect(h.backoff.delays.slice(0, 5)).toEqual([100, 150, 150, 150, 150]);
     expect(h.reflector.stats().veryShortWatches).toBeGreaterThanOrEqual(5);
     await h.stop();

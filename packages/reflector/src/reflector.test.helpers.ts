@@ -169,6 +169,13 @@ export function harnessWith<S extends ReflectorStore<Pod>>(
     async backoffCalls(n: number): Promise<void> {
       await lw.waitFor(() => backoff.delays.length >= n, `backoff call #${n}`);
     },
+    /** Lets the reflector take its first `n` backoff waits on the fake clock, one after the other. */
+    async waitOutBackoffs(n: number): Promise<void> {
+      for (let i = 1; i <= n; i++) {
+        await lw.waitFor(() => backoff.delays.length >= i, `backoff call #${i}`);
+        await clock.tick(backoff.delays[i - 1]);
+      }
+    },
     /** Aborts and checks that nothing is left behind. */
     async stop(): Promise<void> {
       controller.abort();
@@ -178,6 +185,10 @@ export function harnessWith<S extends ReflectorStore<Pod>>(
     },
   };
 }
+
+export type Harness = ReturnType<typeof harness>;
+/** A watch stream the harness's FakeListerWatcher served. */
+export type Watch = Awaited<ReturnType<Harness['lw']['nextWatch']>>;
 
 export const rvs = (calls: Array<{ resourceVersion?: string }>): Array<string | undefined> =>
   calls.map((c) => c.resourceVersion);

@@ -21,6 +21,8 @@ import {
   expiredStatus,
   forbidden,
   harness,
+  type Harness,
+  type Watch,
   internalStatus,
   pod,
   podList,
@@ -155,10 +157,7 @@ describe('Reflector: list and watch (client-go reflector_test.go)', () => {
     void h.start();
 
     // The two failures wait a step; the 410s, each after the watch delivered, relist at once.
-    for (let failure = 1; failure <= 2; failure++) {
-      await h.backoffCalls(failure);
-      await h.clock.tick(h.backoff.delays[failure - 1]);
-    }
+    await h.waitOutBackoffs(2);
     await h.lw.waitFor(() => h.lw.listCalls.length === 6 && h.lw.watchCalls.length === 5, 'sixth list');
     expect(h.backoff.delays).toHaveLength(2);
     // Before each relist the store holds what the previous list + watch produced.
@@ -232,24 +231,26 @@ describe('Reflector: list and watch (client-go reflector_test.go)', () => {
     await h.stop();
   });
 
-  it('re-watches without relisting when a watch closes cleanly after a second even with no events', async () => {
-    const h = harness();
-    const w1 = await h.startWatching(podList('7'));
-    await h.clock.tick(1000);
-    w1.close();
-    const w2 = await h.lw.nextWatch();
-    expect(w2.options.resourceVersion).toBe('7');
-    expect(h.lw.listCalls).toHaveLength(1);
-    expect(h.backoff.delays).toEqual([]);
-    await h.stop();
-  });
-
-  it('re-watches from the last RV at once when the connection breaks mid-stream', async () => {
+  it.each([
+    [
+      'without relisting when a watch closes cleanly after a second even with no events',
+      async (h: Harness, w: Watch) => {
+        await h.clock.tick(1000);
+        w.close();
+      },
+      '1',
+    ],
+    [
+      'from the last RV at once when the connection breaks mid-stream',
+      (_h: Harness, w: Watch) => void w.add(pod('a', '2')).breakConnection(),
+      '2',
+    ],
+  ])('re-watches %s', async (_name, end, rewatchRV) => {
     const h = harness();
     const w1 = await h.startWatching(podList('1'));
-    w1.add(pod('a', '2')).breakConnection();
+    await end(h, w1);
     const w2 = await h.lw.nextWatch();
-    expect(w2.options.resourceVersion).toBe('2');
+    expect(w2.options.resourceVersion).toBe(rewatchRV);
     expect(h.lw.listCalls).toHaveLength(1);
     expect(h.backoff.delays).toEqual([]);
     await h.stop();
@@ -284,10 +285,7 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
     );
     void h.start();
     const started = h.clock.now();
-    for (let i = 1; i <= 5; i++) {
-      await h.backoffCalls(i);
-      await h.clock.tick(h.backoff.delays[i - 1]);
-    }
+    await h.waitOutBackoffs(5);
     const w = await h.lw.nextWatch();
     // The default backoff doubles from 100 ms, capped at 150 ms (jittered to [150, 300)) for the
     // first 12 s of a streak (STORM_RETRY).
@@ -310,10 +308,7 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
       h.lw.enqueueWatch({ events: [], then: KinformerError.fromStatus(status(403, 'Forbidden', 'no')) });
     }
     void h.start();
-    for (let i = 1; i <= 3; i++) {
-      await h.backoffCalls(i);
-      await h.clock.tick(h.backoff.delays[i - 1]);
-    }
+    await h.waitOutBackoffs(3);
     await h.backoffCalls(4);
     const relisting = lines.filter((l) => l.msg === 'watch ended with an error; relisting');
     expect(relisting.map((l) => l.level)).toEqual([WARN, 20, 20, 20]);
@@ -328,10 +323,7 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
     h.lw.enqueueList(podList('2'));
     h.lw.enqueueWatch({ then: 'close' }, { events: [{ type: 'ADDED', object: pod('a', '3') }] });
     void h.start();
-    for (let i = 1; i <= 2; i++) {
-      await h.backoffCalls(i);
-      await h.clock.tick(h.backoff.delays[i - 1]);
-    }
+    await h.waitOutBackoffs(2);
     await h.lw.waitFor(() => h.store.ops.includes('add default/a@3'), 'the event after recovery');
     const faults = logs.raw.filter(
       (l) => l.includes('ERR_VERY_SHORT_WATCH') || l.includes('ERR_SERVICE_UNAVAILABLE'),
@@ -406,10 +398,7 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
     h.lw.enqueueList(podList('1'));
     for (let i = 0; i < 40; i++) h.lw.enqueueWatch(connectionRefused());
     void h.start();
-    for (let i = 1; i <= 40; i++) {
-      await h.backoffCalls(i);
-      await h.clock.tick(h.backoff.delays[i - 1]);
-    }
+    await h.waitOutBackoffs(40);
     await h.lw.nextWatch();
     expect(h.backoff.delays.slice(0, 7)).toEqual([1, 2, 4, 8, 16, 32, 50]);
     expect(Math.max(...h.backoff.delays)).toBe(50);
@@ -502,10 +491,7 @@ describe('Reflector: backoff (client-go reflector_test.go)', () => {
     h.lw.enqueueList(podList('1'), podList('3'));
     h.lw.enqueueWatch({ events: [], then: expiredError() });
     void h.start();
-    for (let i = 1; i <= 120; i++) {
-      await h.backoffCalls(i);
-      await h.clock.tick(h.backoff.delays[i - 1]);
-    }
+    await h.waitOutBackoffs(120);
     // client-go: 800 ms doubling to 30 s, reset only every 2 minutes. Here: 100 ms doubling, at most
     // 150 ms for the first 12 s of the streak, then a limit that doubles every 5 s, up to 30 s.
     expect(h.backoff.delays.slice(0, 120)).toEqual([
@@ -867,10 +853,7 @@ describe('Reflector: LIST pagination and resourceVersions (client-go reflector_t
     );
     h.lw.enqueueWatch({ then: expiredError() }, { then: expiredError() }, { then: expiredError() });
     void h.start();
-    for (let i = 1; i <= 3; i++) {
-      await h.backoffCalls(i);
-      await h.clock.tick(h.backoff.delays[i - 1]);
-    }
+    await h.waitOutBackoffs(3);
     await h.lw.waitFor(() => h.lw.watchCalls.length === 4, 'fourth watch');
     expect(rvs(h.lw.listCalls)).toEqual(['0', '20', '', '30', '', '40', '']);
     expect(h.reflector.lastSyncResourceVersion()).toBe('50');
@@ -1238,10 +1221,7 @@ describe('Reflector: malformed watch streams', () => {
       },
     );
     void h.start();
-    for (let i = 1; i <= 4; i++) {
-      await h.backoffCalls(i);
-      await h.clock.tick(h.backoff.delays[i - 1]);
-    }
+    await h.waitOutBackoffs(4);
     await h.lw.waitFor(() => h.lw.watches.length === 5, 'the fifth watch');
     expect(rvs(h.lw.watchCalls)).toEqual(['1', '2', '3', '4', '5']);
     expect(h.reflector.stats().malformed).toBe(4);
@@ -1301,10 +1281,7 @@ describe('Reflector: malformed watch streams', () => {
       { events: [{ type: 'ADDED', object: pod('c', '4') }], then: malformed() },
     );
     void h.start();
-    for (let i = 1; i <= 3; i++) {
-      await h.backoffCalls(i);
-      await h.clock.tick(h.backoff.delays[i - 1]);
-    }
+    await h.waitOutBackoffs(3);
     await h.lw.waitFor(() => h.lw.watches.length === 4, 'the fourth watch');
     expect(rvs(h.lw.watchCalls)).toEqual(['1', '2', '3', '4']);
     expect(h.lw.listCalls).toHaveLength(1);

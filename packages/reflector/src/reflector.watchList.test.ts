@@ -344,10 +344,7 @@ describe('Reflector: streaming list recovery (kinformer)', () => {
     for (let i = 0; i < 3; i++)
       h.lw.enqueueWatch({ events: [{ type: 'ADDED', object: pod('a', '5') }], then: throttled() });
     h.start();
-    for (let i = 1; i <= 3; i++) {
-      await h.backoffCalls(i);
-      await h.clock.tick(h.backoff.delays[i - 1]);
-    }
+    await h.waitOutBackoffs(3);
     // Before: every retry waited the first step again, since the re-sent initial ADDED reset the backoff.
     expect(h.backoff.delays).toEqual([800, 1600, 3200]);
     await h.stop();

@@ -7,6 +7,8 @@ import {
   expiredStatus,
   forbidden,
   harness,
+  type Harness,
+  type Watch,
   internalStatus,
   outage,
   pod,
@@ -21,13 +23,11 @@ import { decide, TRANSITIONS, type Outcome, type PhaseKind } from './transitions
 // without jitter), the counter and whether the watchErrorHandler saw it. Each row also checks that the
 // table says the same (`decide`), so the table, the behaviour and docs/reflector.md cannot drift apart.
 
-type H = ReturnType<typeof harness>;
-
 interface Row {
   outcome: Outcome;
   phase: PhaseKind;
   /** Sets up the reflector and causes the fault; resolves once the fault happened. */
-  cause: (h: H) => Promise<void>;
+  cause: (h: Harness) => Promise<void>;
   next: 'list' | 'watch';
   waitMs: number;
   counter?: keyof ReflectorStats;
@@ -35,14 +35,12 @@ interface Row {
   options?: Parameters<typeof harness>[0];
 }
 
-function requests(h: H): number {
+function requests(h: Harness): number {
   return h.lw.listCalls.length + h.lw.watchCalls.length;
 }
 
 /** Lists, opens the first watch and lets it deliver one event; then `fault` ends it. */
-function afterProgress(
-  fault: (w: Awaited<ReturnType<H['lw']['nextWatch']>>) => void,
-): (h: H) => Promise<void> {
+function afterProgress(fault: (w: Watch) => void): (h: Harness) => Promise<void> {
   return async (h) => {
     const w = await h.startWatching(podList('1'), podList('9'));
     w.add(pod('a', '2'));
@@ -52,7 +50,7 @@ function afterProgress(
 }
 
 /** Lists, then the first watch request fails with `err`. */
-function atWatchStart(err: KinformerError): (h: H) => Promise<void> {
+function atWatchStart(err: KinformerError): (h: Harness) => Promise<void> {
   return async (h) => {
     h.lw.enqueueList(podList('1'), podList('9'));
     h.lw.enqueueWatch(err);
