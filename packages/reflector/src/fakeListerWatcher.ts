@@ -2,6 +2,7 @@ import { type KubeList, type KubeObject } from '@kinformer/core';
 import { abortError } from '@kinformer/core/internal';
 import { waitFor } from '@kinformer/core/internal';
 import { FakeWatchStream } from './fakeWatchStream.js';
+import { ABORTED, raceAbort } from './watchStream.js';
 import type {
   ListerWatcher,
   ListOptions,
@@ -153,20 +154,9 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
     } catch (err) {
       answer = Promise.reject(toError(err));
     }
-    return new Promise<KubeList<T>>((resolve, reject) => {
-      const onAbort = (): void => reject(abortError(signal));
-      signal.addEventListener('abort', onAbort, { once: true });
-      answer.then(
-        (list) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(list);
-        },
-        (err: Error) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(err);
-        },
-      );
-    });
+    return raceAbort(answer, signal).then((list) =>
+      list === ABORTED ? Promise.reject(abortError(signal)) : list,
+    );
   }
 
   watch(options: WatchOptions, context: RequestContext): Promise<AsyncIterable<WatchEvent<T>>> {

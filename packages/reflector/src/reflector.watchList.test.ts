@@ -54,6 +54,13 @@ function harness(
   return { ...h, start: (): void => void h.start() };
 }
 
+/** A {@link harness} whose run started, and the streaming list it opened first. */
+async function streaming(options: Partial<ReflectorOptions<Pod>> = {}) {
+  const h = harness(options);
+  h.start();
+  return { h, w: await h.lw.nextWatch() };
+}
+
 const STREAMING = {
   allowWatchBookmarks: true,
   sendInitialEvents: true,
@@ -64,9 +71,7 @@ const STREAMING = {
 describe('Reflector: streaming list (client-go reflector_watchlist_test.go)', () => {
   it('builds the initial state from one streaming watch from RV "" and keeps that stream open, without any LIST', async () => {
     // TestReflectorListAndWatch (a) + TestWatchList "synced after the bookmark"
-    const h = harness();
-    h.start();
-    const w = await h.lw.nextWatch();
+    const { h, w } = await streaming();
     expect(w.options).toEqual({ resourceVersion: '', ...STREAMING });
     w.add(pod('a', '5')).add(pod('b', '6'));
     await h.lw.waitFor(() => w.pending === 0, 'initial events consumed');
@@ -114,9 +119,7 @@ describe('Reflector: streaming list (client-go reflector_watchlist_test.go)', ()
 
   it('records the RV only from the annotated bookmark, whose value must be "true"', async () => {
     // TestWatchListResourceVersion + TestWatchList "bookmark annotation value must be true"
-    const h = harness();
-    h.start();
-    const w = await h.lw.nextWatch();
+    const { h, w } = await streaming();
     w.add(pod('a', '5')).bookmark('7').bookmark('8', { annotationValue: 'false' });
     await h.lw.waitFor(() => w.pending === 0, 'events consumed');
     expect(h.store.replaces).toEqual([]);
@@ -129,9 +132,7 @@ describe('Reflector: streaming list (client-go reflector_watchlist_test.go)', ()
 
   it('applies updates and deletes that arrive during the initial stream', async () => {
     // TestWatchList "updates/deletes during streaming applied"
-    const h = harness();
-    h.start();
-    const w = await h.lw.nextWatch();
+    const { h, w } = await streaming();
     w.add(pod('a', '5'))
       .add(pod('b', '6'))
       .modify(pod('a', '7'))
@@ -225,9 +226,7 @@ describe('Reflector: streaming list (client-go reflector_watchlist_test.go)', ()
 
   it('starts a new streaming list when the stream ends before the bookmark', async () => {
     // TestWatchList "watcher stopped before sync ⇒ a new watch-list request"
-    const h = harness();
-    h.start();
-    const w1 = await h.lw.nextWatch();
+    const { h, w: w1 } = await streaming();
     w1.add(pod('stale', '4')).close();
     const w2 = await h.lw.nextWatch();
     expect(w2.options).toEqual({ resourceVersion: '', ...STREAMING });
@@ -240,9 +239,7 @@ describe('Reflector: streaming list (client-go reflector_watchlist_test.go)', ()
 
   it('re-watches with a plain watch from the last RV when the stream closes after the sync', async () => {
     // TestWatchList "stopped after sync ⇒ plain watch from the last RV"
-    const h = harness();
-    h.start();
-    const w1 = await h.lw.nextWatch();
+    const { h, w: w1 } = await streaming();
     w1.add(pod('a', '5')).bookmark('10', { initialEventsEnd: true }).add(pod('b', '11')).close();
     const w2 = await h.lw.nextWatch();
     expect(w2.options).toEqual({ resourceVersion: '11', allowWatchBookmarks: true, timeoutSeconds: 300 });
@@ -253,9 +250,7 @@ describe('Reflector: streaming list (client-go reflector_watchlist_test.go)', ()
 
   it('relists with a new streaming list from the last RV after a 410 on the synced stream, and from "" if that RV expired', async () => {
     // TestWatchList "expired watch after sync"
-    const h = harness();
-    h.start();
-    const w1 = await h.lw.nextWatch();
+    const { h, w: w1 } = await streaming();
     w1.add(pod('a', '5'))
       .bookmark('10', { initialEventsEnd: true })
       .error(status(410, 'Expired', 'too old resource version: 10 (20)'));
@@ -274,9 +269,7 @@ describe('Reflector: streaming list (client-go reflector_watchlist_test.go)', ()
   });
 
   it('restarts a streaming list that stalls', async () => {
-    const h = harness({ stallMarginMs: 1000 });
-    h.start();
-    const w1 = await h.lw.nextWatch();
+    const { h, w: w1 } = await streaming({ stallMarginMs: 1000 });
     w1.add(pod('a', '5'));
     await h.clock.tick(301_000);
     const w2 = await h.lw.nextWatch();
@@ -297,9 +290,7 @@ describe('Reflector: streaming list (client-go reflector_watchlist_test.go)', ()
         },
       },
     });
-    const h = harness({ logger });
-    h.start();
-    const w = await h.lw.nextWatch();
+    const { h, w } = await streaming({ logger });
     await h.clock.tick(10_000);
     expect(lines.map((l) => l.msg)).toEqual([
       'awaiting the bookmark that ends the initial events stream; no events received yet',
@@ -326,9 +317,7 @@ describe('Reflector: streaming list (client-go reflector_watchlist_test.go)', ()
   });
 
   it('resolves when aborted during the initial stream', async () => {
-    const h = harness();
-    h.start();
-    const w = await h.lw.nextWatch();
+    const { h, w } = await streaming();
     w.add(pod('a', '1'));
     await h.stop();
     expect(w.stopped).toBe(true);
@@ -351,9 +340,7 @@ describe('Reflector: streaming list recovery (kinformer)', () => {
   });
 
   it('closes a handed-over stream when the run stops before it is watched', async () => {
-    const h = harness();
-    h.start();
-    const w = await h.lw.nextWatch();
+    const { h, w } = await streaming();
     const replace = h.store.replace.bind(h.store);
     h.store.replace = (items, rv) => {
       replace(items, rv);
