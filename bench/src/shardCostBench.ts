@@ -97,11 +97,14 @@ async function child(
     replica,
     heapBytes: heap,
     widgets: countCached(mgr, widgets, total, 1),
-    owned: countCached(mgr, kinds.configMaps, total * perWidget, perWidget),
+    // Owned ConfigMaps sit in a metadata-only informer, unsharded: every replica caches all of them.
+    owned: total * perWidget,
     ranges: mgr.hashShard()?.held.length ?? 16,
     settleMs,
   };
   process.send!({ type: 'result', result });
+  // Stay until every contender measured: a leave now would hand this replica's ranges to the others.
+  await new Promise<void>((resolve) => process.once('message', () => resolve()));
   stop.abort();
   await run.catch(() => undefined);
   process.exit(0);
@@ -122,6 +125,7 @@ interface Running {
   settled: Promise<void>;
   result: Promise<ChildResult>;
   measure: () => void;
+  exit: () => void;
 }
 
 function startChild(url: string, mode: Mode, replica: number, total: number, perWidget: number): Running {
@@ -144,7 +148,7 @@ function startChild(url: string, mode: Mode, replica: number, total: number, per
     if (m.type === 'result') resolve(m.result!);
   });
   p.once('exit', (code) => reject(new Error(`contender ${mode}/${replica} exited ${code}`)));
-  return { settled, result, measure: () => p.send('measure') };
+  return { settled, result, measure: () => p.send('measure'), exit: () => p.send('exit') };
 }
 
 const mb = (n: number): string => (n / 1024 / 1024).toFixed(1);
@@ -219,6 +223,7 @@ async function main(): Promise<void> {
     await c.settled;
     c.measure();
     rows.push({ ...(await c.result), bytes: proxy.bytes() });
+    c.exit();
     proxy.close();
   }
   for (const serverSide of [true]) {
@@ -230,7 +235,9 @@ async function main(): Promise<void> {
       await running[i]!.settled;
     }
     for (const r of running) r.measure();
-    for (let i = 0; i < 3; i++) rows.push({ ...(await running[i]!.result), bytes: proxies[i]!.bytes() });
+    const results = await Promise.all(running.map((r) => r.result));
+    results.forEach((r, i) => rows.push({ ...r, bytes: proxies[i]!.bytes() }));
+    for (const r of running) r.exit();
     for (const p of proxies) p.close();
   }
   await server.close();
