@@ -258,6 +258,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const now = Date.now();
       return now < end || (faults.injected < minFaults && now < hardEnd);
     };
+    let lastTickAt = start;
     for (let tick = 1; churning(); tick++) {
       const elapsed = Date.now() - start;
       if (phase === 0 && elapsed >= durationMs * 0.1) {
@@ -281,7 +282,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       carry -= writes;
       if (burstPrng.chance(0.002)) writes += burstPrng.between(100, 500);
       for (let i = 0; i < writes; i++) churn.step();
-      await faults.tick();
+      // Faults keep their wall-time rate when the loop runs late (a loaded machine).
+      const loopNow = Date.now();
+      await faults.tick((loopNow - lastTickAt) / tickMs);
+      lastTickAt = loopNow;
       outages.sample();
       const now = Date.now();
       if (options.onProgress !== undefined && now >= nextProgress) {

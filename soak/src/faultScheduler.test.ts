@@ -161,3 +161,26 @@ test('the continue trap compacts the server before a continuation page, which th
     listErrors: { ERR_RESOURCE_EXPIRED: 1 },
   });
 });
+
+// Under load the chaos loop runs late (a 10 ms tick took 100+ ms at load 14), and faults drawn once
+// per tick fell to a tenth of their wall-time rate: a 30 s run injected 2 faults. A tick that stands
+// for `elapsed` ticks draws with the chance of all of them.
+test('a late tick keeps the wall-time fault rate: 100 ticks of 10 elapsed inject about as many faults as 1,000 ticks', async () => {
+  const run = async (ticks: number, elapsed: number): Promise<number> => {
+    const scheduler = new FaultScheduler(server, new Prng(11), new ContinueTrap(server), {
+      meanTicks: 25,
+      tickMs: 10,
+      weights: only('compact'),
+    });
+    for (let i = 0; i < ticks; i++) await scheduler.tick(elapsed);
+    scheduler.stop();
+    return scheduler.injected;
+  };
+  const onTime = await run(1_000, 1); // expected 40
+  const late = await run(100, 10); // expected 100 × (1 − (24/25)^10) ≈ 33.5
+  expect(onTime).toBeGreaterThan(20);
+  expect(late).toBeGreaterThan(15);
+  expect(late).toBeLessThan(60);
+  const once = await run(100, 1); // the old rule: one draw per tick, whatever the delay: ≈ 4
+  expect(once).toBeLessThan(12);
+});

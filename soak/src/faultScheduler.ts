@@ -256,9 +256,14 @@ export class FaultScheduler {
     return n;
   }
 
-  /** Runs due timed actions, then maybe injects a fault. Resolves once the fault is in place. */
-  async tick(): Promise<void> {
-    const now = ++this.#tick;
+  /**
+   * Runs due timed actions, then maybe injects a fault. Resolves once the fault is in place.
+   * `elapsed`: how many ticks of wall time this one stands for (a loaded machine runs the loop late;
+   * the chance of a fault then grows to `1 - (1 - p)^elapsed`, so faults keep their rate in wall time).
+   */
+  async tick(elapsed = 1): Promise<void> {
+    const ticks = Math.max(1, Math.floor(elapsed));
+    const now = (this.#tick += ticks);
     for (let i = 0; i < this.#timed.length;) {
       const action = this.#timed[i]!;
       if (action.at <= now) {
@@ -269,7 +274,8 @@ export class FaultScheduler {
         i++;
       }
     }
-    if (this.#prng.chance(this.#probability)) await this.inject(this.#prng.weighted(this.#weights));
+    const chance = ticks === 1 ? this.#probability : 1 - (1 - this.#probability) ** ticks;
+    if (this.#prng.chance(chance)) await this.inject(this.#prng.weighted(this.#weights));
   }
 
   /** Injects one fault of `kind` now. */
