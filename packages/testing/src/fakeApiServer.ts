@@ -484,19 +484,14 @@ export class FakeApiServer {
 
   // ---------------------------------------------------------------- in-process API
 
-  /** The type of `resource` and the namespace and name `nameOrKey` (with `namespace`) names in it. */
-  #locate(
-    resource: ResourceRef,
-    nameOrKey: string,
-    namespace: string | undefined,
-  ): [type: ResourceType, namespace: string, name: string] {
+  /** `[type, namespace, name]`: the type of `resource`, and what `nameOrKey` (with `namespace`) names in it. */
+  #locate(resource: ResourceRef, nameOrKey: string, namespace?: string): [ResourceType, string, string] {
     const type = this.#registry.resolve(resource);
     if (!type.namespaced) return [type, '', nameOrKey];
     if (namespace !== undefined) return [type, namespace, nameOrKey];
     const slash = nameOrKey.indexOf('/');
-    return slash === -1
-      ? [type, 'default', nameOrKey]
-      : [type, nameOrKey.slice(0, slash), nameOrKey.slice(slash + 1)];
+    if (slash === -1) return [type, 'default', nameOrKey];
+    return [type, nameOrKey.slice(0, slash), nameOrKey.slice(slash + 1)];
   }
 
   /**
