@@ -41,6 +41,24 @@ import {
 // ------------------------------------------------------------------------------------------------
 // §10.1 reflector_test.go
 
+/**
+ * A reflector over `lists` whose first watch is answered 410 before it delivers anything: it waits
+ * one backoff step and relists; resolves once the second watch is sent.
+ */
+async function relistAfterExpiry(
+  options: Parameters<typeof harness>[0],
+  ...lists: Parameters<Harness['lw']['enqueueList']>
+): Promise<Harness> {
+  const h = harness(options);
+  h.lw.enqueueList(...lists);
+  h.lw.enqueueWatch({ then: expiredError() });
+  void h.start();
+  await h.backoffCalls(1);
+  await h.clock.tick(h.backoff.delays[0]);
+  await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
+  return h;
+}
+
 describe('Reflector: list and watch (client-go reflector_test.go)', () => {
   it('lists at RV "0" with limit 500, watches from the list RV, re-watches from the last event after a clean close', async () => {
     // TestReflectorListAndWatch (b): the list says version 1, so the first watch starts from "1"; the
@@ -648,13 +666,10 @@ describe('Reflector: LIST pagination and resourceVersions (client-go reflector_t
 
   it('forces limit and continue paging on every list when pageSize is set, even at a specific RV', async () => {
     // TestReflectorWatchListPageSize
-    const h = harness({ pageSize: 4 });
-    h.lw.enqueueList(...Array.from({ length: 6 }, () => pagedLister('10', pods(0, 10), 4)));
-    h.lw.enqueueWatch({ then: expiredError() });
-    void h.start();
-    await h.backoffCalls(1);
-    await h.clock.tick(h.backoff.delays[0]);
-    await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
+    const h = await relistAfterExpiry(
+      { pageSize: 4 },
+      ...Array.from({ length: 6 }, () => pagedLister('10', pods(0, 10), 4)),
+    );
     expect(h.lw.listCalls).toEqual([
       { resourceVersion: '0', limit: 4 },
       { resourceVersion: '', limit: 4, continue: 'C4' },
@@ -670,13 +685,7 @@ describe('Reflector: LIST pagination and resourceVersions (client-go reflector_t
 
   it('does not paginate a relist at a specific RV, so the watch cache can serve it', async () => {
     // TestReflectorNotPaginatingNotConsistentReads + TestReflectorResyncWithResourceVersion
-    const h = harness();
-    h.lw.enqueueList(podList('10', pods(0, 4)), podList('11', pods(0, 8)));
-    h.lw.enqueueWatch({ then: expiredError() });
-    void h.start();
-    await h.backoffCalls(1);
-    await h.clock.tick(h.backoff.delays[0]);
-    await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
+    const h = await relistAfterExpiry({}, podList('10', pods(0, 4)), podList('11', pods(0, 8)));
     expect(h.lw.listCalls).toEqual([{ resourceVersion: '0', limit: 500 }, { resourceVersion: '10' }]);
     expect(h.store.replaces.map((r) => r.items.length)).toEqual([4, 8]);
     await h.stop();
@@ -684,13 +693,10 @@ describe('Reflector: LIST pagination and resourceVersions (client-go reflector_t
 
   it('keeps limit 500 on relists once the RV="0" list came back paginated (watch cache disabled)', async () => {
     // TestReflectorPaginatingNonConsistentReadsIfWatchCacheDisabled
-    const h = harness();
-    h.lw.enqueueList(...Array.from({ length: 4 }, () => pagedLister('10', pods(0, 700), 500)));
-    h.lw.enqueueWatch({ then: expiredError() });
-    void h.start();
-    await h.backoffCalls(1);
-    await h.clock.tick(h.backoff.delays[0]);
-    await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
+    const h = await relistAfterExpiry(
+      {},
+      ...Array.from({ length: 4 }, () => pagedLister('10', pods(0, 700), 500)),
+    );
     expect(h.lw.listCalls).toEqual([
       { resourceVersion: '0', limit: 500 },
       { resourceVersion: '', limit: 500, continue: 'C500' },
@@ -703,19 +709,14 @@ describe('Reflector: LIST pagination and resourceVersions (client-go reflector_t
 
   it('retries a relist at an expired RV immediately with RV ""', async () => {
     // TestReflectorExpiredExactResourceVersion
-    const h = harness();
-    h.lw.enqueueList(
+    const h = await relistAfterExpiry(
+      {},
       podList('10', pods(0, 4)),
       KinformerError.fromStatus(
         status(410, 'Expired', 'The resourceVersion for the provided list is too old.'),
       ),
       podList('11', pods(0, 8)),
     );
-    h.lw.enqueueWatch({ then: expiredError() });
-    void h.start();
-    await h.backoffCalls(1);
-    await h.clock.tick(h.backoff.delays[0]);
-    await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
     expect(rvs(h.lw.listCalls)).toEqual(['0', '10', '']);
     expect(h.lw.listCalls[2]).toEqual({ resourceVersion: '' }); // same page size as the failed list (client-go)
     expect(h.backoff.delays).toHaveLength(1); // no backoff between "10" and ""
@@ -782,9 +783,9 @@ describe('Reflector: LIST pagination and resourceVersions (client-go reflector_t
 
   it('does one full unpaginated list at the same RV when a continue token expires', async () => {
     // TestReflectorFullListIfExpired
-    const h = harness({ pageSize: 4 });
     const all = pods(0, 8);
-    h.lw.enqueueList(
+    const h = await relistAfterExpiry(
+      { pageSize: 4 },
       podList('10', all.slice(0, 4)),
       podList('11', all.slice(0, 4), 'C1'),
       KinformerError.fromStatus(
@@ -796,11 +797,6 @@ describe('Reflector: LIST pagination and resourceVersions (client-go reflector_t
       ),
       podList('11', all),
     );
-    h.lw.enqueueWatch({ then: expiredError() });
-    void h.start();
-    await h.backoffCalls(1);
-    await h.clock.tick(h.backoff.delays[0]);
-    await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'second watch');
     expect(h.lw.listCalls).toEqual([
       { resourceVersion: '0', limit: 4 },
       { resourceVersion: '10', limit: 4 },
