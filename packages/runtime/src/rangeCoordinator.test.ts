@@ -37,6 +37,17 @@ class MemoryLeases {
     for (const w of this.#watchers) queueMicrotask(() => w(structuredClone(lease)));
   }
 
+  /** Stores `lease` under `name` with the next resourceVersion, tells the watchers, returns a copy. */
+  #store(name: string, lease: V1Lease): V1Lease {
+    const stored = {
+      ...structuredClone(lease),
+      metadata: { ...lease.metadata, resourceVersion: String(++this.#rv) },
+    };
+    this.leases.set(name, stored);
+    this.#notify(stored);
+    return structuredClone(stored);
+  }
+
   client(cut: () => boolean, watch = false): RangeLeaseStore {
     const guard = async (): Promise<void> => {
       await Promise.resolve();
@@ -54,13 +65,7 @@ class MemoryLeases {
         await guard();
         const name = lease.metadata!.name!;
         if (this.leases.has(name)) throw new KinformerError(ErrorCodes.CONFLICT, 'exists');
-        const stored = {
-          ...copy(lease),
-          metadata: { ...lease.metadata, resourceVersion: String(++this.#rv) },
-        };
-        this.leases.set(name, stored);
-        this.#notify(stored);
-        return copy(stored);
+        return this.#store(name, lease);
       },
       update: async (lease) => {
         await guard();
@@ -69,13 +74,7 @@ class MemoryLeases {
         if (cur === undefined) throw new KinformerError(ErrorCodes.NOT_FOUND, 'gone');
         if (cur.metadata?.resourceVersion !== lease.metadata?.resourceVersion)
           throw new KinformerError(ErrorCodes.CONFLICT, 'stale');
-        const stored = {
-          ...copy(lease),
-          metadata: { ...lease.metadata, resourceVersion: String(++this.#rv) },
-        };
-        this.leases.set(name, stored);
-        this.#notify(stored);
-        return copy(stored);
+        return this.#store(name, lease);
       },
       // A watch that, like an informer's, replays what exists and then every change; a cut-off
       // replica receives nothing (its watch is down).
