@@ -5,7 +5,7 @@ import type { V1ConfigMap, V1Deployment, V1Pod, V1Secret } from '@kubernetes/cli
 import { kinds } from './kinds.js';
 import { project } from './projection.js';
 import type { ObjectWriter } from './runtimeClient.js';
-import { perTestEnv } from './testEnv.test.helpers.js';
+import { perTestEnv, recordKeys } from './testEnv.test.helpers.js';
 
 function secret(name: string, namespace: string): V1Secret {
   return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, data: { k: 'dg==' } };
@@ -37,13 +37,7 @@ describe('Manager cache policy', () => {
     env.server.create(kinds.secrets, secret('b', 'infra'));
     env.server.create(kinds.secrets, secret('bomb', 'tenant'));
     const mgr = env.manager({ cache: { byKind: [{ kind: kinds.secrets, namespaces: ['ops', 'infra'] }] } });
-    const seen: string[] = [];
-    mgr
-      .controller('s')
-      .for(kinds.secrets)
-      .reconcile((ctx) => {
-        seen.push(ctx.key);
-      });
+    const seen = recordKeys(mgr, kinds.secrets);
     env.run(mgr);
     await waitFor(() => seen.length >= 2);
     expect(seen.sort()).toEqual(['infra/b', 'ops/a']);

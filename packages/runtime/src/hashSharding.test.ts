@@ -8,7 +8,7 @@ import type { Manager } from './manager.js';
 import { HASH_RING_LABEL } from './rangeCoordinator.js';
 import { SeverableConnection } from './testing.js';
 import type { TestEnv } from './testing.js';
-import { perTestEnv } from './testEnv.test.helpers.js';
+import { perTestEnv, refuseConfigMaps } from './testEnv.test.helpers.js';
 
 // Hash sharding end to end on FakeApiServer: several Managers in one process, each reconciling the
 // ConfigMaps of the hash ranges whose Lease it holds. Every reconcile's [start, end] window is
@@ -264,13 +264,7 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
   }, 60_000);
 
   it('/readyz counts the range informers: not ready while a held range cannot sync, ready once it does', async () => {
-    env.server.create(kinds.configMaps, configMap('a'));
-    const refusal = env.server.faults.failNext({
-      status: 403,
-      verbs: ['list', 'watch'],
-      resource: { group: '', version: 'v1', resource: 'configmaps' },
-      count: 1_000_000,
-    });
+    const refusal = refuseConfigMaps(env);
     const rec = new Recorder();
     const a = startReplica(env, 'a', rec);
     const sync = (): string | undefined => a.mgr.readyChecks()[1]!.check();

@@ -9,7 +9,7 @@ import { httpGet } from './http.test.helpers.js';
 import { kinds } from './kinds.js';
 import type { Manager } from './manager.js';
 import type { ReconcileContext } from './reconcileContext.js';
-import { configMap, perTestEnv } from './testEnv.test.helpers.js';
+import { configMap, perTestEnv, recordKeys, refuseConfigMaps } from './testEnv.test.helpers.js';
 
 const IN_FLIGHT = 20;
 const GRACEFUL_MS = 3_000;
@@ -112,21 +112,9 @@ describe('Manager shutdown and hand-over', () => {
   }, 30_000);
 
   it('/readyz is false, with the 403 as its cause, until the caches sync', async () => {
-    env.server.create(kinds.configMaps, configMap('a'));
-    const refusal = env.server.faults.failNext({
-      status: 403,
-      verbs: ['list', 'watch'],
-      resource: { group: '', version: 'v1', resource: 'configmaps' },
-      count: 1_000_000,
-    });
-    const seen: string[] = [];
+    const refusal = refuseConfigMaps(env);
     const mgr = env.manager({ probes: { port: 0, host: '127.0.0.1' } });
-    mgr
-      .controller('cm')
-      .for(kinds.configMaps)
-      .reconcile((ctx) => {
-        seen.push(ctx.key);
-      });
+    const seen = recordKeys(mgr, kinds.configMaps);
     env.run(mgr);
     await waitFor(() => mgr.probeAddress() !== undefined, 'the probe server');
     const { host, port } = mgr.probeAddress()!;

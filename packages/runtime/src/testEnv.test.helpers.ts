@@ -1,4 +1,9 @@
+import type { KubeObject } from '@kinformer/core';
+import type { FailureHandle } from '@kinformer/testing';
 import type { V1ConfigMap } from '@kubernetes/client-node';
+import { kinds } from './kinds.js';
+import type { Kind } from './kinds.js';
+import type { Manager } from './manager.js';
 import { TestEnv } from './testing.js';
 
 /**
@@ -32,4 +37,30 @@ export function configMap(
   namespace = 'default',
 ): V1ConfigMap {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data };
+}
+
+/** Adds a controller `name` over `kind` whose reconcile records each key it is called with; returns the record. */
+export function recordKeys<T extends KubeObject>(mgr: Manager, kind: Kind<T>, name = 'c'): string[] {
+  const seen: string[] = [];
+  mgr
+    .controller(name)
+    .for(kind)
+    .reconcile((ctx) => {
+      seen.push(ctx.key);
+    });
+  return seen;
+}
+
+/**
+ * Stores ConfigMap `default/a`, then refuses every LIST and WATCH of ConfigMaps with a 403 until the
+ * returned rule is cancelled: a cache that cannot sync, for readiness tests.
+ */
+export function refuseConfigMaps(env: TestEnv): FailureHandle {
+  env.server.create(kinds.configMaps, configMap('a'));
+  return env.server.faults.failNext({
+    status: 403,
+    verbs: ['list', 'watch'],
+    resource: { group: '', version: 'v1', resource: 'configmaps' },
+    count: 1_000_000,
+  });
 }
