@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { ErrorCodes, KinformerError } from './errors.js';
+import { ErrorCodes } from './errors.js';
 import {
   labelSelectorFromObject,
   parseLabelSelector,
@@ -8,17 +8,9 @@ import {
   type LabelSelectorObject,
   type LabelSelectorOperator,
 } from './labelSelector.js';
+import { expectRoundTrip, thrown } from './selector.test.helpers.js';
 
 /** The KinformerError `fn` throws (fails the test when it does not throw one). */
-function thrown(fn: () => unknown): KinformerError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(KinformerError);
-    return err as KinformerError;
-  }
-  throw new Error('expected a KinformerError');
-}
 
 function req(key: string, operator: LabelSelectorOperator, values: string[] = []): LabelRequirement {
   return { key, operator, values };
@@ -668,10 +660,7 @@ describe('parseLabelSelector: properties', () => {
     fc.assert(
       fc.property(selectorArb, ([, text]) => {
         const selector = parseLabelSelector(text);
-        const again = parseLabelSelector(selector.toString());
-        expect(again).toEqual(selector);
-        expect(again.requirements).toEqual(selector.requirements);
-        expect(again.toString()).toBe(selector.toString());
+        expectRoundTrip(parseLabelSelector, selector);
       }),
       { numRuns: 500 },
     );
