@@ -12,6 +12,7 @@ import { KubeConfig, type User } from '@kubernetes/client-node';
 import { collect, pod, settle, waitFor, within } from '@kinformer/test-tools';
 import { createListWatch } from './createListWatch.js';
 import { IDLE_CONNECTION_TIMEOUT_MS, keepAliveAgentFor } from './httpRequest.js';
+import { expectBadThirdLine } from './badLine.test.helpers.js';
 
 const TOKEN = 'secret-token-do-not-leak';
 
@@ -619,11 +620,7 @@ describe('createListWatch: watch', () => {
       );
       const { events, error } = await collect(await lw.watch({}, ctx()));
       expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED']);
-      expect(error).toBeInstanceOf(KinformerError);
-      const err = error as KinformerError;
-      expect(err.code).toBe(code);
-      expect(err.details).toMatchObject({ resource: 'pods.v1', verb: 'watch', line: 3 });
-      expect(typeof err.details?.excerpt).toBe('string');
+      const err = expectBadThirdLine(error, code);
       expect(JSON.stringify(err.details)).not.toContain(TOKEN);
       await waitFor(
         () => server.closedRequests === 1 && server.openConnections() === 0,

@@ -9,6 +9,7 @@ import {
   type WatchEventStreamOptions,
   type WatchStreamSummary,
 } from './watchEventStream.js';
+import { expectBadThirdLine } from './badLine.test.helpers.js';
 
 type Obj = KubeObject & Record<string, unknown>;
 
@@ -159,11 +160,7 @@ describe('WatchEventStream errors', () => {
     const after = line('DELETED', pod('a', '4'));
     const { events, error } = await collect(stream(source([Buffer.from(good + bad + after)])));
     expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED']);
-    expect(error).toBeInstanceOf(KinformerError);
-    const err = error as KinformerError;
-    expect(err.code).toBe(code);
-    expect(err.details).toMatchObject({ resource: 'pods.v1', verb: 'watch', line: 3 });
-    expect(typeof err.details?.excerpt).toBe('string');
+    const err = expectBadThirdLine(error, code);
     expect((err.details?.excerpt as string).length).toBeLessThanOrEqual(201);
   });
 
