@@ -17,7 +17,7 @@ import { fork } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '@kinformer/core';
-import { defineKind, kinds, Manager } from '@kinformer/runtime';
+import { defineKind, kinds, Manager, setControllerReference } from '@kinformer/runtime';
 import type { Kind } from '@kinformer/runtime';
 import { FakeApiServer } from '@kinformer/testing';
 import { benchKubeConfig } from './benchKubeConfig.js';
@@ -191,26 +191,22 @@ async function main(): Promise<void> {
   const owned: KubeObject[] = [];
   for (const w of owners)
     for (let k = 0; k < perWidget; k++)
-      owned.push({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: {
-          name: `${w.metadata.name!}-${k}`,
-          namespace: w.metadata.namespace!,
-          labels: { app: 'widgets', widget: w.metadata.name! },
-          ownerReferences: [
-            {
-              apiVersion: 'example.com/v1',
-              kind: 'Widget',
-              name: w.metadata.name!,
-              uid: w.metadata.uid!,
-              controller: true,
-              blockOwnerDeletion: true,
+      owned.push(
+        setControllerReference(
+          w,
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: {
+              name: `${w.metadata.name!}-${k}`,
+              namespace: w.metadata.namespace!,
+              labels: { app: 'widgets', widget: w.metadata.name! },
             },
-          ],
-        },
-        data: { 'config.yaml': `replicas: ${k}\nimage: widget\n`.repeat(4) },
-      } as KubeObject);
+            data: { 'config.yaml': `replicas: ${k}\nimage: widget\n`.repeat(4) },
+          } as KubeObject,
+          widgets,
+        ),
+      );
   server.createMany('configmaps', owned);
   owned.length = 0;
   console.log(

@@ -4,6 +4,7 @@ import type { KubeObject } from '@kinformer/core';
 import { waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Lease, V1Secret } from '@kubernetes/client-node';
 import { kinds } from './kinds.js';
+import { setControllerReference } from './ownerReferences.js';
 import type { Manager } from './manager.js';
 import { HASH_RING_LABEL } from './rangeCoordinator.js';
 import { SeverableConnection } from './testing.js';
@@ -161,23 +162,12 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
     const owner = cms[7]!;
     const ownerKey = `default/${owner.metadata.name!}`;
     const before = rec.windows.get(ownerKey)!.length;
-    env.server.create(kinds.secrets, {
+    const secret: V1Secret = {
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: {
-        name: 'owned',
-        namespace: 'default',
-        ownerReferences: [
-          {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            name: owner.metadata.name!,
-            uid: owner.metadata.uid!,
-            controller: true,
-          },
-        ],
-      },
-    } satisfies V1Secret);
+      metadata: { name: 'owned', namespace: 'default' },
+    };
+    env.server.create(kinds.secrets, setControllerReference(owner, secret, kinds.configMaps));
     await waitFor(() => rec.windows.get(ownerKey)!.length > before);
     // (Under heavy load a range can be lost at its renew deadline and move: wait until it is active.)
     await waitFor(() => replicas.some((r) => r.mgr.hashShard()!.active.includes(rangeOf(owner))));
