@@ -258,7 +258,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const now = Date.now();
       return now < end || (faults.injected < minFaults && now < hardEnd);
     };
-    let lastTickAt = start;
+    let faultTicks = 0;
     for (let tick = 1; churning(); tick++) {
       const elapsed = Date.now() - start;
       if (phase === 0 && elapsed >= durationMs * 0.1) {
@@ -282,10 +282,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       carry -= writes;
       if (burstPrng.chance(0.002)) writes += burstPrng.between(100, 500);
       for (let i = 0; i < writes; i++) churn.step();
-      // Faults keep their wall-time rate when the loop runs late (a loaded machine).
-      const loopNow = Date.now();
-      await faults.tick((loopNow - lastTickAt) / tickMs);
-      lastTickAt = loopNow;
+      // Faults keep their wall-time rate: a tick run late stands for the wall-time ticks since the last
+      // counted one, and the ticks the loop then runs back to back to catch up stand for none.
+      const due = Math.max(tick, Math.floor((Date.now() - start) / tickMs));
+      await faults.tick(due - faultTicks);
+      faultTicks = due;
       outages.sample();
       const now = Date.now();
       if (options.onProgress !== undefined && now >= nextProgress) {

@@ -259,10 +259,11 @@ export class FaultScheduler {
   /**
    * Runs due timed actions, then maybe injects a fault. Resolves once the fault is in place.
    * `elapsed`: how many ticks of wall time this one stands for (a loaded machine runs the loop late;
-   * the chance of a fault then grows to `1 - (1 - p)^elapsed`, so faults keep their rate in wall time).
+   * the chance of a fault then grows to `1 - (1 - p)^elapsed`, so faults keep their rate in wall time;
+   * 0 for a tick the loop runs to catch up with time already counted: no fault).
    */
   async tick(elapsed = 1): Promise<void> {
-    const ticks = Math.max(1, Math.floor(elapsed));
+    const ticks = Math.max(0, Math.floor(elapsed));
     const now = (this.#tick += ticks);
     for (let i = 0; i < this.#timed.length;) {
       const action = this.#timed[i]!;
