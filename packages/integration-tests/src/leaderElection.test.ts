@@ -1,6 +1,6 @@
 import { ErrorCodes, isKinformerError } from '@kinformer/core';
 import { FakeClock, flush } from '@kinformer/core/testing';
-import { captureLogs } from '@kinformer/test-tools';
+import { captureLogs, deferred, LeadershipRecorder } from '@kinformer/test-tools';
 import type { CapturedLogs } from '@kinformer/test-tools';
 import { LeaderElector, LeaseLock, runLeaderElection } from '@kinformer/leader-election';
 import type { LeaderElectionRecord, LeaderElectorOptions, ResourceLock } from '@kinformer/leader-election';
@@ -38,17 +38,6 @@ function hasLease(s: FakeApiServer): boolean {
   } catch {
     return false;
   }
-}
-
-interface Deferred {
-  promise: Promise<void>;
-  resolve: () => void;
-}
-
-function deferred(): Deferred {
-  let resolve: () => void = () => undefined;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 /** A lock that counts its operations in flight (so the test knows when HTTP is done) and can hold a create back. */
@@ -108,13 +97,9 @@ class TrackedLock implements ResourceLock {
 }
 
 /** One candidate: a LeaderElector on its own LeaseLock, with its callbacks recorded. */
-class Candidate {
+class Candidate extends LeadershipRecorder {
   readonly lock: TrackedLock;
   readonly elector: LeaderElector;
-  readonly events: string[] = [];
-  readonly startedAt: number[] = [];
-  readonly controller = new AbortController();
-  leaderSignal: AbortSignal | undefined;
   done: Promise<void> | undefined;
 
   constructor(
@@ -123,6 +108,7 @@ class Candidate {
     identity: string,
     options: Partial<LeaderElectorOptions> = {},
   ) {
+    super();
     this.lock = new TrackedLock(
       new LeaseLock(s.kubeConfig(), { namespace: 'default', name: 'le', identity }),
     );
@@ -130,15 +116,7 @@ class Candidate {
       lock: this.lock,
       clock,
       random: () => 0,
-      callbacks: {
-        onStartedLeading: (signal) => {
-          this.events.push('started');
-          this.startedAt.push(clock.now());
-          this.leaderSignal = signal;
-        },
-        onStoppedLeading: () => void this.events.push('stopped'),
-        onNewLeader: (id) => void this.events.push(`leader:${id}`),
-      },
+      callbacks: this.recordingCallbacks(() => clock.now()),
       ...options,
     });
     running.push(this.controller);
@@ -147,10 +125,6 @@ class Candidate {
   start(): this {
     this.done = this.elector.run(this.controller.signal);
     return this;
-  }
-
-  get leading(): boolean {
-    return this.leaderSignal !== undefined && !this.leaderSignal.aborted;
   }
 }
 

@@ -1,6 +1,6 @@
 import { ErrorCodes, isKinformerError, KinformerError } from '@kinformer/core';
 import { FakeClock } from '@kinformer/core/testing';
-import { captureLogs } from '@kinformer/test-tools';
+import { captureLogs, LeadershipRecorder } from '@kinformer/test-tools';
 import type { CapturedLogs, LogLine } from '@kinformer/test-tools';
 import { InMemoryLeaseStore } from './inMemoryLock.test.helpers.js';
 import type { InMemoryLock } from './inMemoryLock.test.helpers.js';
@@ -30,14 +30,9 @@ function heldBy(holderIdentity: string, overrides: Partial<LeaderElectionRecord>
 }
 
 /** One candidate on a shared store, with its callbacks recorded (with the fake clock's time). */
-class Candidate {
-  readonly events: string[] = [];
-  readonly startedAt: number[] = [];
-  readonly stoppedLeadingAt: number[] = [];
-  readonly controller = new AbortController();
+class Candidate extends LeadershipRecorder {
   readonly elector: LeaderElector;
   readonly lock: InMemoryLock;
-  leaderSignal: AbortSignal | undefined;
   done: Promise<void> | undefined;
   settled = false;
   failure: unknown;
@@ -49,22 +44,13 @@ class Candidate {
     options: Partial<LeaderElectorOptions> = {},
     callbacks: Partial<LeaderCallbacks> = {},
   ) {
+    super();
     this.lock = store.lock(identity);
     this.elector = new LeaderElector({
       lock: this.lock,
       clock,
       random: () => 0,
-      callbacks: {
-        onStartedLeading: (signal) => {
-          this.events.push('started');
-          this.startedAt.push(clock.now());
-          this.leaderSignal = signal;
-          signal.addEventListener('abort', () => this.stoppedLeadingAt.push(clock.now()), { once: true });
-        },
-        onStoppedLeading: () => void this.events.push('stopped'),
-        onNewLeader: (id) => void this.events.push(`leader:${id}`),
-        ...callbacks,
-      },
+      callbacks: { ...this.recordingCallbacks(() => clock.now()), ...callbacks },
       ...options,
     });
   }
@@ -82,11 +68,6 @@ class Candidate {
     return this;
   }
 
-  /** Currently running `onStartedLeading` with a live signal. */
-  get leading(): boolean {
-    return this.leaderSignal !== undefined && !this.leaderSignal.aborted;
-  }
-
   async stop(): Promise<void> {
     this.controller.abort();
     await this.clock.tick(0);
@@ -100,6 +81,15 @@ function setup(options: Partial<LeaderElectorOptions> = {}, callbacks: Partial<L
   const { logger, lines } = captureLogger();
   const a = new Candidate(clock, store, 'a', { logger, ...options }, callbacks);
   return { clock, store, a, lines, logger };
+}
+
+/** {@link setup}, with `record` in the store if given, and candidate `a` started and through its first attempt. */
+async function started(record?: LeaderElectionRecord, options: Partial<LeaderElectorOptions> = {}) {
+  const env = setup(options);
+  if (record !== undefined) env.store.write(record);
+  env.a.start();
+  await env.clock.tick(0);
+  return env;
 }
 
 describe('LeaderElector: validation (TestLeaderElectionConfigValidation / NewLeaderElector)', () => {
@@ -169,9 +159,7 @@ describe('LeaderElector: validation (TestLeaderElectionConfigValidation / NewLea
 
 describe('LeaderElector: acquiring (TestTryAcquireOrRenew)', () => {
   test('acquires a lease that does not exist by creating it, and starts leading with a live signal', async () => {
-    const { clock, store, a } = setup();
-    a.start();
-    await clock.tick(0);
+    const { clock, store, a } = await started();
     expect(store.record).toEqual({
       holderIdentity: 'a',
       leaseDurationSeconds: 15,
@@ -196,10 +184,7 @@ describe('LeaderElector: acquiring (TestTryAcquireOrRenew)', () => {
   });
 
   test('acquires an unled lease (empty holder) at once, counting a transition', async () => {
-    const { clock, store, a } = setup();
-    store.write(heldBy('', { leaderTransitions: 2 }));
-    a.start();
-    await clock.tick(0);
+    const { clock, store, a } = await started(heldBy('', { leaderTransitions: 2 }));
     expect(a.leading).toBe(true);
     expect(store.record).toMatchObject({
       holderIdentity: 'a',
@@ -210,10 +195,7 @@ describe('LeaderElector: acquiring (TestTryAcquireOrRenew)', () => {
   });
 
   test('does not acquire a lease held by another until it has seen it unchanged for leaseDuration, then takes over with transitions + 1', async () => {
-    const { clock, store, a } = setup();
-    store.write(heldBy('b'));
-    a.start();
-    await clock.tick(0);
+    const { clock, store, a } = await started(heldBy('b'));
     expect(a.elector.isLeader()).toBe(false);
     expect(a.elector.getLeader()).toBe('b');
     await clock.tick(14 * SECOND); // attempts at +0 … +14 s: observed at +0, valid until +15 s
@@ -258,10 +240,7 @@ describe('LeaderElector: acquiring (TestTryAcquireOrRenew)', () => {
   });
 
   test('a holder that keeps renewing is never overthrown: every observed change restarts the wait', async () => {
-    const { clock, store, a } = setup();
-    store.write(heldBy('b'));
-    a.start();
-    await clock.tick(0);
+    const { clock, store, a } = await started(heldBy('b'));
     for (let t = 5; t <= 60; t += 5) {
       await clock.tick(5 * SECOND);
       store.write(heldBy('b', { renewTime: new Date(T0 + t * SECOND) }));
@@ -345,10 +324,7 @@ describe('LeaderElector: acquiring (TestTryAcquireOrRenew)', () => {
 
 describe('LeaderElector: renewing and losing (TestFastPathLeaderElection, renew)', () => {
   test('the leader renews every retryPeriod on the fast path (update without get), keeping acquireTime and transitions', async () => {
-    const { clock, store, a } = setup();
-    store.write(heldBy('', { leaderTransitions: 5 }));
-    a.start();
-    await clock.tick(0);
+    const { clock, store, a } = await started(heldBy('', { leaderTransitions: 5 }));
     const before = store.calls.length;
     await clock.tick(2 * SECOND);
     const calls = store.calls.slice(before);
@@ -368,9 +344,7 @@ describe('LeaderElector: renewing and losing (TestFastPathLeaderElection, renew)
   });
 
   test('a 409 on the fast path falls back to get + update and still renews, without an error log', async () => {
-    const { clock, store, a, lines } = setup();
-    a.start();
-    await clock.tick(0);
+    const { clock, store, a, lines } = await started();
     store.touch(); // someone edits the object (a label), not the record
     const before = store.calls.length;
     await clock.tick(2 * SECOND);
@@ -386,9 +360,7 @@ describe('LeaderElector: renewing and losing (TestFastPathLeaderElection, renew)
   });
 
   test('leadership is lost when renewals fail for renewDeadline: the leader signal aborts, onStoppedLeading is called once, run resolves', async () => {
-    const { clock, store, a } = setup();
-    a.start();
-    await clock.tick(0); // acquired and renewed at T0; next renewal round at +2 s
+    const { clock, store, a } = await started(); // acquired and renewed at T0; next renewal round at +2 s
     store.failNext('update', { times: Number.POSITIVE_INFINITY });
     store.failNext('get', { times: Number.POSITIVE_INFINITY });
     await clock.tick(2 * SECOND + 9_999); // round started at +2 s, deadline at +12 s
@@ -407,9 +379,7 @@ describe('LeaderElector: renewing and losing (TestFastPathLeaderElection, renew)
   });
 
   test('a renewal that hangs is abandoned at renewDeadline and leadership is lost', async () => {
-    const { clock, store, a } = setup();
-    a.start();
-    await clock.tick(0);
+    const { clock, store, a } = await started();
     store.hangNext('update', { times: Number.POSITIVE_INFINITY });
     store.hangNext('get', { times: Number.POSITIVE_INFINITY });
     await clock.tick(2 * SECOND + 9_999);
@@ -423,9 +393,7 @@ describe('LeaderElector: renewing and losing (TestFastPathLeaderElection, renew)
   });
 
   test('leadership is lost when another candidate takes the lease; onNewLeader reports it and no error is logged', async () => {
-    const { clock, store, a, lines } = setup();
-    a.start();
-    await clock.tick(0);
+    const { clock, store, a, lines } = await started();
     store.write(heldBy('b', { renewTime: new Date(T0 + SECOND), leaderTransitions: 1 }));
     await clock.tick(2 * SECOND); // fast path: 409; slow path: b holds a fresh lease
     expect(a.elector.isLeader()).toBe(false);
@@ -453,9 +421,7 @@ describe('LeaderElector: stopping and releasing (TestReleaseLeaseLocks)', () => 
   });
 
   test('the lock records "became leader" when leadership starts and "stopped leading" when it ends (client-go RecordEvent)', async () => {
-    const { clock, a } = setup();
-    a.start();
-    await clock.tick(0);
+    const { clock, a } = await started();
     expect(a.lock.recordedEvents).toEqual(['became leader']);
     await a.stop();
     expect(a.lock.recordedEvents).toEqual(['became leader', 'stopped leading']);
@@ -493,9 +459,7 @@ describe('LeaderElector: stopping and releasing (TestReleaseLeaseLocks)', () => 
   });
 
   test('release does not overwrite a lease another candidate took meanwhile', async () => {
-    const { clock, store, a } = setup({ releaseOnCancel: true });
-    a.start();
-    await clock.tick(0);
+    const { clock, store, a } = await started(undefined, { releaseOnCancel: true });
     store.write(heldBy('b', { leaderTransitions: 1 }));
     await a.stop();
     expect(store.record?.holderIdentity).toBe('b');
@@ -511,9 +475,7 @@ describe('LeaderElector: stopping and releasing (TestReleaseLeaseLocks)', () => 
   });
 
   test('release retries after a conflict when the lease still names us', async () => {
-    const { clock, store, a } = setup({ releaseOnCancel: true });
-    a.start();
-    await clock.tick(0);
+    const { clock, store, a } = await started(undefined, { releaseOnCancel: true });
     store.touch();
     await a.stop();
     expect(store.record).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });

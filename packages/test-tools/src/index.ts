@@ -8,3 +8,5 @@ export { noBackoff, RecordingBackoff } from './backoff.js';
 export { deferred, prng } from './control.js';
 export { collect } from './streams.js';
 export { causeChain, kinformerRejection, rejection } from './errors.js';
+export type { RecordingLeaderCallbacks } from './leadership.js';
+export { LeadershipRecorder } from './leadership.js';
