@@ -6,6 +6,33 @@ function abortListeners(signal: AbortSignal): number {
   return getEventListeners(signal, 'abort').length;
 }
 
+/**
+ * A FakeClock starting at `start`, and what its timers recorded: `record(label)` is a callback that
+ * pushes `label` onto `fired`, or without a label the clock's time when it runs.
+ */
+function recordingClock(start?: number): {
+  clock: FakeClock;
+  fired: (string | number)[];
+  record: (label?: string) => () => void;
+} {
+  const clock = new FakeClock(start);
+  const fired: (string | number)[] = [];
+  const record = (label?: string) => () => void fired.push(label ?? clock.now());
+  return { clock, fired, record };
+}
+
+/** Sleeps `delays` on `clock` one after another, pushing the clock's time onto `log` after each. */
+function sleepChain(clock: FakeClock, delays: number[]): { log: number[]; chain: Promise<void> } {
+  const log: number[] = [];
+  const chain = (async () => {
+    for (const ms of delays) {
+      await clock.sleep(ms);
+      log.push(clock.now());
+    }
+  })();
+  return { log, chain };
+}
+
 describe('FakeClock', () => {
   it('starts at the given time and moves only when told', () => {
     const clock = new FakeClock(1_000);
@@ -16,13 +43,12 @@ describe('FakeClock', () => {
   });
 
   it('fires timers in time order, then in creation order for equal times', () => {
-    const clock = new FakeClock();
-    const fired: string[] = [];
-    clock.setTimeout(() => fired.push('c@30'), 30);
-    clock.setTimeout(() => fired.push('a@10'), 10);
-    clock.setTimeout(() => fired.push('b1@20'), 20);
-    clock.setTimeout(() => fired.push('b2@20'), 20);
-    clock.setTimeout(() => fired.push('z@0'), -5); // negative delays count as 0
+    const { clock, fired, record } = recordingClock();
+    clock.setTimeout(record('c@30'), 30);
+    clock.setTimeout(record('a@10'), 10);
+    clock.setTimeout(record('b1@20'), 20);
+    clock.setTimeout(record('b2@20'), 20);
+    clock.setTimeout(record('z@0'), -5); // negative delays count as 0
     expect(clock.pendingTimers()).toBe(5);
     expect(clock.nextTimerAt()).toBe(0);
     clock.advance(25);
@@ -36,22 +62,20 @@ describe('FakeClock', () => {
   });
 
   it('runs each timer with now() equal to its due time', () => {
-    const clock = new FakeClock(100);
-    const seen: number[] = [];
-    clock.setTimeout(() => seen.push(clock.now()), 10);
-    clock.setTimeout(() => seen.push(clock.now()), 40);
+    const { clock, fired, record } = recordingClock(100);
+    clock.setTimeout(record(), 10);
+    clock.setTimeout(record(), 40);
     clock.advance(100);
-    expect(seen).toEqual([110, 140]);
+    expect(fired).toEqual([110, 140]);
     expect(clock.now()).toBe(200);
   });
 
   it('fires timers that a firing timer schedules within the same advance', () => {
-    const clock = new FakeClock();
-    const fired: number[] = [];
+    const { clock, fired, record } = recordingClock();
     clock.setTimeout(() => {
-      fired.push(clock.now());
-      clock.setTimeout(() => fired.push(clock.now()), 5);
-      clock.setTimeout(() => fired.push(clock.now()), 50);
+      record()();
+      clock.setTimeout(record(), 5);
+      clock.setTimeout(record(), 50);
     }, 10);
     clock.advance(20);
     expect(fired).toEqual([10, 15]);
@@ -59,10 +83,9 @@ describe('FakeClock', () => {
   });
 
   it('does not fire a cancelled timer and forgets it', () => {
-    const clock = new FakeClock();
-    const fired: string[] = [];
-    const a = clock.setTimeout(() => fired.push('a'), 10);
-    clock.setTimeout(() => fired.push('b'), 10);
+    const { clock, fired, record } = recordingClock();
+    const a = clock.setTimeout(record('a'), 10);
+    clock.setTimeout(record('b'), 10);
     a.cancel();
     a.cancel(); // idempotent
     expect(clock.pendingTimers()).toBe(1);
@@ -71,9 +94,8 @@ describe('FakeClock', () => {
   });
 
   it('lets a timer cancel a later one', () => {
-    const clock = new FakeClock();
-    const fired: string[] = [];
-    const later = clock.setTimeout(() => fired.push('later'), 20);
+    const { clock, fired, record } = recordingClock();
+    const later = clock.setTimeout(record('later'), 20);
     clock.setTimeout(() => later.cancel(), 10);
     clock.advance(30);
     expect(fired).toEqual([]);
@@ -82,15 +104,7 @@ describe('FakeClock', () => {
 
   it('tick() lets promise callbacks run between timers, so async chains driven by the clock complete', async () => {
     const clock = new FakeClock();
-    const log: number[] = [];
-    const chain = (async () => {
-      await clock.sleep(10);
-      log.push(clock.now());
-      await clock.sleep(5);
-      log.push(clock.now());
-      await clock.sleep(100);
-      log.push(clock.now());
-    })();
+    const { log, chain } = sleepChain(clock, [10, 5, 100]);
     await clock.tick(20);
     expect(log).toEqual([10, 15]);
     expect(clock.now()).toBe(20);
@@ -101,13 +115,7 @@ describe('FakeClock', () => {
 
   it('advance() alone does not run promise callbacks in between (synchronous)', async () => {
     const clock = new FakeClock();
-    const log: number[] = [];
-    const chain = (async () => {
-      await clock.sleep(10);
-      log.push(clock.now());
-      await clock.sleep(5);
-      log.push(clock.now());
-    })();
+    const { log, chain } = sleepChain(clock, [10, 5]);
     clock.advance(20);
     await flush();
     // The second sleep was only scheduled once the first resolved, after advance() returned: due at 25.
@@ -119,11 +127,10 @@ describe('FakeClock', () => {
   });
 
   it('tickToNext() jumps to the next timer and reports whether there was one', async () => {
-    const clock = new FakeClock();
-    const fired: number[] = [];
-    clock.setTimeout(() => fired.push(clock.now()), 300);
-    clock.setTimeout(() => fired.push(clock.now()), 300);
-    clock.setTimeout(() => fired.push(clock.now()), 700);
+    const { clock, fired, record } = recordingClock();
+    clock.setTimeout(record(), 300);
+    clock.setTimeout(record(), 300);
+    clock.setTimeout(record(), 700);
     expect(await clock.tickToNext()).toBe(true);
     expect(fired).toEqual([300, 300]);
     expect(clock.now()).toBe(300);
@@ -187,11 +194,10 @@ describe('Clock.sleep', () => {
 
 describe('FakeClock with delays beyond the real timer limit', () => {
   it('fires a 30-day timer exactly when due and never fires an infinite one', async () => {
-    const clock = new FakeClock();
-    const fired: number[] = [];
+    const { clock, fired, record } = recordingClock();
     const thirtyDays = 30 * 24 * 3_600_000;
-    clock.setTimeout(() => fired.push(clock.now()), thirtyDays);
-    clock.setTimeout(() => fired.push(-1), Infinity);
+    clock.setTimeout(record(), thirtyDays);
+    clock.setTimeout(record('fired at Infinity'), Infinity);
     clock.advance(1);
     expect(fired).toEqual([]);
     expect(await clock.tickToNext()).toBe(true);

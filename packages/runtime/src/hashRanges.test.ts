@@ -3,107 +3,77 @@ import { LeaseObserver, planRanges } from './hashRanges.js';
 
 const V = 16;
 const free = (): Array<string | undefined> => new Array<string | undefined>(V).fill(undefined);
-const holding = (spec: Record<string, number[]>): Array<string | undefined> => {
+const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
+/** Who holds each range Lease, from `'a:0-6 b:6-11'` (member a holds ranges 0 to 5, b 6 to 10; the rest free). */
+const holding = (held: string): Array<string | undefined> => {
   const h = free();
-  for (const [m, rs] of Object.entries(spec)) for (const r of rs) h[r] = m;
+  for (const [, m, from, to] of held.matchAll(/(\w+):(\d+)-(\d+)/g)) {
+    for (const r of range(Number(from), Number(to))) h[r] = m;
+  }
   return h;
 };
-const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
 
 describe('planRanges', () => {
   it.each([
     {
       name: 'alone, all free: takes all 16',
-      identity: 'a',
-      members: [],
-      holders: free(),
-      acquire: range(0, 16),
-      release: [],
+      sees: { identity: 'a', members: [], held: '' },
+      plans: { acquire: range(0, 16), release: [] },
     },
     {
       name: 'three members, all free: a gets the first ⌈16/3⌉ = 6',
-      identity: 'a',
-      members: ['a', 'b', 'c'],
-      holders: free(),
-      acquire: range(0, 6),
-      release: [],
+      sees: { identity: 'a', members: ['a', 'b', 'c'], held: '' },
+      plans: { acquire: range(0, 6), release: [] },
     },
     {
       name: 'three members, all free: b gets the next 5',
-      identity: 'b',
-      members: ['a', 'b', 'c'],
-      holders: free(),
-      acquire: range(6, 11),
-      release: [],
+      sees: { identity: 'b', members: ['a', 'b', 'c'], held: '' },
+      plans: { acquire: range(6, 11), release: [] },
     },
     {
       name: 'balanced 6/5/5: nothing to do',
-      identity: 'c',
-      members: ['a', 'b', 'c'],
-      holders: holding({ a: range(0, 6), b: range(6, 11), c: range(11, 16) }),
-      acquire: [],
-      release: [],
+      sees: { identity: 'c', members: ['a', 'b', 'c'], held: 'a:0-6 b:6-11 c:11-16' },
+      plans: { acquire: [], release: [] },
     },
     {
       name: 'a 4th joins 6/5/5: a gives up 2 (its highest)',
-      identity: 'a',
-      members: ['a', 'b', 'c', 'd'],
-      holders: holding({ a: range(0, 6), b: range(6, 11), c: range(11, 16) }),
-      acquire: [],
-      release: [4, 5],
+      sees: { identity: 'a', members: ['a', 'b', 'c', 'd'], held: 'a:0-6 b:6-11 c:11-16' },
+      plans: { acquire: [], release: [4, 5] },
     },
     {
       name: 'a 4th joins 6/5/5: b gives up 1',
-      identity: 'b',
-      members: ['a', 'b', 'c', 'd'],
-      holders: holding({ a: range(0, 6), b: range(6, 11), c: range(11, 16) }),
-      acquire: [],
-      release: [10],
+      sees: { identity: 'b', members: ['a', 'b', 'c', 'd'], held: 'a:0-6 b:6-11 c:11-16' },
+      plans: { acquire: [], release: [10] },
     },
     {
       name: 'the 4th takes only the free ranges it is assigned (the surplus, once released)',
-      identity: 'd',
-      members: ['a', 'b', 'c', 'd'],
-      holders: holding({ a: range(0, 4), b: range(6, 10), c: range(11, 16) }),
-      acquire: [4, 5, 10],
-      release: [],
+      sees: { identity: 'd', members: ['a', 'b', 'c', 'd'], held: 'a:0-4 b:6-10 c:11-16' },
+      plans: { acquire: [4, 5, 10], release: [] },
     },
     {
       name: 'the 4th waits for a surplus still held (c holds 5 of quota 4)',
-      identity: 'd',
-      members: ['a', 'b', 'c', 'd'],
-      holders: holding({ a: range(0, 4), b: range(4, 8), c: range(8, 13) }),
-      acquire: [13, 14, 15],
-      release: [],
+      sees: { identity: 'd', members: ['a', 'b', 'c', 'd'], held: 'a:0-4 b:4-8 c:8-13' },
+      plans: { acquire: [13, 14, 15], release: [] },
     },
     {
       name: 'a crashed member (not live, ranges expired): its 6 go to the other two',
-      identity: 'b',
-      members: ['b', 'c'],
-      holders: holding({ b: range(6, 11), c: range(11, 16) }),
-      acquire: [0, 1, 2],
-      release: [],
+      sees: { identity: 'b', members: ['b', 'c'], held: 'b:6-11 c:11-16' },
+      plans: { acquire: [0, 1, 2], release: [] },
     },
     {
       name: 'a live range Lease whose member Lease is gone is not taken',
-      identity: 'b',
-      members: ['b'],
-      holders: holding({ x: [0], b: range(1, 16) }),
-      acquire: [],
-      release: [],
+      sees: { identity: 'b', members: ['b'], held: 'x:0-1 b:1-16' },
+      plans: { acquire: [], release: [] },
     },
     {
       name: 'five members over 16 ranges: one holds 4, the others 3 — a holder of 4 among 4,4,4,4,0 gives one up',
-      identity: 'b',
-      members: ['a', 'b', 'c', 'd', 'e'],
-      holders: holding({ a: range(0, 4), b: range(4, 8), c: range(8, 12), d: range(12, 16) }),
-      acquire: [],
-      release: [7],
+      sees: { identity: 'b', members: ['a', 'b', 'c', 'd', 'e'], held: 'a:0-4 b:4-8 c:8-12 d:12-16' },
+      plans: { acquire: [], release: [7] },
     },
-  ])('$name', ({ identity, members, holders, acquire, release }) => {
-    const plan = planRanges({ identity, members, holders });
-    expect(plan.acquire).toEqual(acquire);
-    expect(plan.release).toEqual(release);
+  ])('$name', ({ sees: { identity, members, held }, plans }) => {
+    const plan = planRanges({ identity, members, holders: holding(held) });
+    expect(plan.acquire).toEqual(plans.acquire);
+    expect(plan.release).toEqual(plans.release);
   });
 
   it('property: quotas sum to V and differ by at most one; everyone seeing the same Leases agrees; no range goes to two members', () => {

@@ -74,47 +74,64 @@ describe('W12: up-front 410 on watch', () => {
 });
 
 describe('failNext', () => {
-  const cases: Array<[InjectedStatus, string, string]> = [
-    [400, 'BadRequest', 'the server rejected our request due to an error in our request'],
-    [401, 'Unauthorized', 'Unauthorized'],
-    [
-      403,
-      'Forbidden',
-      'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default"',
-    ],
-    [404, 'NotFound', 'the server could not find the requested resource'],
-    [
-      409,
-      'Conflict',
-      'Operation cannot be fulfilled on pods "": the object has been modified; please apply your changes to the latest version and try again',
-    ],
-    [410, 'Expired', 'The resourceVersion for the provided list is too old.'],
-    [422, 'Invalid', 'Pod "" is invalid: metadata: Invalid value: "injected": injected failure'],
-    [500, 'InternalError', 'Internal error occurred: injected failure'],
-    [
-      503,
-      'ServiceUnavailable',
-      'the request has been made before all known HTTP paths have been installed, please try again',
-    ],
-    [504, 'Timeout', 'Timeout: request did not complete within the allotted timeout'],
+  const cases: Array<{ status: InjectedStatus; reason: string; message: string }> = [
+    {
+      status: 400,
+      reason: 'BadRequest',
+      message: 'the server rejected our request due to an error in our request',
+    },
+    { status: 401, reason: 'Unauthorized', message: 'Unauthorized' },
+    {
+      status: 403,
+      reason: 'Forbidden',
+      message:
+        'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default"',
+    },
+    { status: 404, reason: 'NotFound', message: 'the server could not find the requested resource' },
+    {
+      status: 409,
+      reason: 'Conflict',
+      message:
+        'Operation cannot be fulfilled on pods "": the object has been modified; please apply your changes to the latest version and try again',
+    },
+    { status: 410, reason: 'Expired', message: 'The resourceVersion for the provided list is too old.' },
+    {
+      status: 422,
+      reason: 'Invalid',
+      message: 'Pod "" is invalid: metadata: Invalid value: "injected": injected failure',
+    },
+    { status: 500, reason: 'InternalError', message: 'Internal error occurred: injected failure' },
+    {
+      status: 503,
+      reason: 'ServiceUnavailable',
+      message: 'the request has been made before all known HTTP paths have been installed, please try again',
+    },
+    {
+      status: 504,
+      reason: 'Timeout',
+      message: 'Timeout: request did not complete within the allotted timeout',
+    },
   ];
 
-  test.each(cases)('%d answers the real Status (reason %s)', async (status, reason, message) => {
-    server = await FakeApiServer.start();
-    server.faults.failNext({ status });
-    const res = await request(`${server.url}/api/v1/namespaces/default/pods`);
-    expect(res.status).toBe(status);
-    expect(res.json).toMatchObject({
-      kind: 'Status',
-      apiVersion: 'v1',
-      status: 'Failure',
-      reason,
-      message,
-      code: status,
-    });
-    expect(res.headers.get('retry-after')).toBe(status === 503 ? '5' : null);
-    expect((await request(`${server.url}/api/v1/namespaces/default/pods`)).status).toBe(200);
-  });
+  test.each(cases)(
+    '$status answers the real Status (reason $reason)',
+    async ({ status, reason, message }) => {
+      server = await FakeApiServer.start();
+      server.faults.failNext({ status });
+      const res = await request(`${server.url}/api/v1/namespaces/default/pods`);
+      expect(res.status).toBe(status);
+      expect(res.json).toMatchObject({
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason,
+        message,
+        code: status,
+      });
+      expect(res.headers.get('retry-after')).toBe(status === 503 ? '5' : null);
+      expect((await request(`${server.url}/api/v1/namespaces/default/pods`)).status).toBe(200);
+    },
+  );
 
   test('403 at the cluster scope and 404 on a named object use their own wording', async () => {
     server = await FakeApiServer.start();

@@ -1,13 +1,8 @@
 import fc from 'fast-check';
 import { FakeClock } from '@kinformer/core/testing';
 import { FakeApiServer } from '../index.js';
-import {
-  request,
-  WatchReader,
-  type WireResponse,
-  watchReaders,
-  closeAfterEach,
-} from '../wire.test.helpers.js';
+import { closeAfterEach, request, WatchReader, watchReaders } from '../wire.test.helpers.js';
+import type { WireResponse } from '../wire.test.helpers.js';
 
 // dryRun=All on every write verb, as kube-apiserver does it: registry/generic/registry/dryrun.go
 // (DryRunnableStorage: Create checks existence and copies, GuaranteedUpdate runs the update
@@ -76,19 +71,22 @@ async function watchAll(): Promise<WatchReader[]> {
 /** A write verb: the request, and what its answer may differ in from the real one. */
 interface Verb {
   name: string;
-  method: string;
-  path: string;
+  request: [method: string, path: string, contentType?: string, query?: string];
   body?: () => unknown;
-  contentType?: string;
-  query?: string;
+}
+
+/** Sends `verb`'s request, as a dry run (`dryRun=All` added to its query) or for real. */
+function send(verb: Verb, dryRun: boolean): Promise<WireResponse> {
+  const [method, path, contentType, query] = verb.request;
+  const queries = [query, dryRun ? 'dryRun=All' : undefined].filter((q) => q !== undefined);
+  return call(method, path, verb.body?.(), contentType, queries.join('&'));
 }
 
 const VERBS: Verb[] = [
-  { name: 'create', method: 'POST', path: DEPLOYS, body: () => deployment('new') },
+  { name: 'create', request: ['POST', DEPLOYS], body: () => deployment('new') },
   {
     name: 'update',
-    method: 'PUT',
-    path: `${DEPLOYS}/web`,
+    request: ['PUT', `${DEPLOYS}/web`],
     body: () => ({
       ...server.get('deployments.apps', 'web'),
       spec: { ...(deployment('web', 3).spec as object) },
@@ -96,58 +94,42 @@ const VERBS: Verb[] = [
   },
   {
     name: 'merge patch',
-    method: 'PATCH',
-    path: `${DEPLOYS}/web`,
+    request: ['PATCH', `${DEPLOYS}/web`, 'application/merge-patch+json'],
     body: () => ({ metadata: { labels: { tier: 'x' } } }),
-    contentType: 'application/merge-patch+json',
   },
   {
     name: 'json patch',
-    method: 'PATCH',
-    path: `${CMS}/c`,
+    request: ['PATCH', `${CMS}/c`, 'application/json-patch+json'],
     body: () => [{ op: 'add', path: '/data/b', value: '2' }],
-    contentType: 'application/json-patch+json',
   },
   {
     name: 'strategic merge patch',
-    method: 'PATCH',
-    path: `${DEPLOYS}/web`,
+    request: ['PATCH', `${DEPLOYS}/web`, 'application/strategic-merge-patch+json'],
     body: () => ({ spec: { template: { spec: { containers: [{ name: 'c', image: 'redis' }] } } } }),
-    contentType: 'application/strategic-merge-patch+json',
   },
   {
     name: 'apply (update)',
-    method: 'PATCH',
-    path: `${DEPLOYS}/web`,
+    request: ['PATCH', `${DEPLOYS}/web`, 'application/apply-patch+yaml', 'fieldManager=ci&force=true'],
     body: () => deployment('web', 4),
-    contentType: 'application/apply-patch+yaml',
-    query: 'fieldManager=ci&force=true',
   },
   {
     name: 'apply (create)',
-    method: 'PATCH',
-    path: `${DEPLOYS}/fresh`,
+    request: ['PATCH', `${DEPLOYS}/fresh`, 'application/apply-patch+yaml', 'fieldManager=ci'],
     body: () => deployment('fresh', 2),
-    contentType: 'application/apply-patch+yaml',
-    query: 'fieldManager=ci',
   },
   {
     name: 'status update',
-    method: 'PUT',
-    path: `${DEPLOYS}/web/status`,
+    request: ['PUT', `${DEPLOYS}/web/status`],
     body: () => ({ ...server.get('deployments.apps', 'web'), status: { replicas: 1 } }),
   },
   {
     name: 'status patch',
-    method: 'PATCH',
-    path: `${DEPLOYS}/web/status`,
+    request: ['PATCH', `${DEPLOYS}/web/status`, 'application/merge-patch+json'],
     body: () => ({ status: { readyReplicas: 1 } }),
-    contentType: 'application/merge-patch+json',
   },
   {
     name: 'scale update',
-    method: 'PUT',
-    path: `${DEPLOYS}/web/scale`,
+    request: ['PUT', `${DEPLOYS}/web/scale`],
     body: () => ({
       apiVersion: 'autoscaling/v1',
       kind: 'Scale',
@@ -157,31 +139,26 @@ const VERBS: Verb[] = [
   },
   {
     name: 'scale patch',
-    method: 'PATCH',
-    path: `${DEPLOYS}/web/scale`,
+    request: ['PATCH', `${DEPLOYS}/web/scale`, 'application/merge-patch+json'],
     body: () => ({ spec: { replicas: 8 } }),
-    contentType: 'application/merge-patch+json',
   },
-  { name: 'delete', method: 'DELETE', path: `${DEPLOYS}/api` },
-  { name: 'delete with finalizers', method: 'DELETE', path: `${DEPLOYS}/held` },
+  { name: 'delete', request: ['DELETE', `${DEPLOYS}/api`] },
+  { name: 'delete with finalizers', request: ['DELETE', `${DEPLOYS}/held`] },
   {
     name: 'delete (foreground)',
-    method: 'DELETE',
-    path: `${CMS}/c`,
+    request: ['DELETE', `${CMS}/c`],
     body: () => ({ propagationPolicy: 'Foreground' }),
   },
-  { name: 'deletecollection', method: 'DELETE', path: CMS },
-  { name: 'create conflict (409)', method: 'POST', path: DEPLOYS, body: () => deployment('web') },
+  { name: 'deletecollection', request: ['DELETE', CMS] },
+  { name: 'create conflict (409)', request: ['POST', DEPLOYS], body: () => deployment('web') },
   {
     name: 'stale update (409)',
-    method: 'PUT',
-    path: `${CMS}/c`,
+    request: ['PUT', `${CMS}/c`],
     body: () => ({ metadata: { name: 'c', resourceVersion: '1' } }),
   },
   {
     name: 'invalid scale (422)',
-    method: 'PUT',
-    path: `${DEPLOYS}/web/scale`,
+    request: ['PUT', `${DEPLOYS}/web/scale`],
     body: () => ({ spec: { replicas: -1 } }),
   },
 ];
@@ -208,13 +185,12 @@ describe('dryRun=All', () => {
       await seed();
       const before = state();
       const watchers = await watchAll();
-      const query = verb.query === undefined ? 'dryRun=All' : `${verb.query}&dryRun=All`;
-      const dry = await call(verb.method, verb.path, verb.body?.(), verb.contentType, query);
+      const dry = await send(verb, true);
       expect(state()).toBe(before);
       for (const w of watchers) await w.expectQuiet(30);
-      const real = await call(verb.method, verb.path, verb.body?.(), verb.contentType, verb.query ?? '');
+      const real = await send(verb, false);
       expect(comparable(dry)).toEqual(comparable(real));
-      if (real.status < 300 && verb.method !== 'DELETE') expect(state()).not.toBe(before);
+      if (real.status < 300 && verb.request[0] !== 'DELETE') expect(state()).not.toBe(before);
     },
   );
 
@@ -277,8 +253,7 @@ describe('dryRun=All', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.constantFrom(...VERBS), { minLength: 1, maxLength: 6 }), async (verbs) => {
         for (const verb of verbs) {
-          const query = verb.query === undefined ? 'dryRun=All' : `${verb.query}&dryRun=All`;
-          await call(verb.method, verb.path, verb.body?.(), verb.contentType, query);
+          await send(verb, true);
         }
         return state() === before;
       }),
