@@ -4,14 +4,13 @@ import { BookmarkCadence, reflectorBackoff, reflectorRecovery } from './recovery
 import {
   expiredError,
   harness,
-  type Harness,
-  type Watch,
   internalStatus,
   outage,
   pod,
   podList,
   tooManyRequests,
 } from './reflector.test.helpers.js';
+import type { Harness, Watch } from './reflector.test.helpers.js';
 
 // How long the cache stays behind after each kind of fault: the clock time from the fault to the
 // next request that brings the write the server made at that moment (a rewatch from the last

@@ -21,8 +21,6 @@ import {
   expiredStatus,
   forbidden,
   harness,
-  type Harness,
-  type Watch,
   internalStatus,
   pod,
   podList,
@@ -32,8 +30,8 @@ import {
   status,
   tooManyRequests,
   WARN,
-  type Pod,
 } from './reflector.test.helpers.js';
+import type { Harness, Watch, Pod } from './reflector.test.helpers.js';
 
 // ------------------------------------------------------------------------------------------------
 // fixtures
