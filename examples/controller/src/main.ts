@@ -27,54 +27,41 @@ function parsePositiveInt(flag: string, text: string): number {
   return n;
 }
 
+function loadKubeConfig(path: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(path);
+  return kc;
+}
+
+/** What each option sets, from the argument that follows it. */
+const OPTIONS = new Map<string, (value: string, flag: string) => ControllerDemoOptions>([
+  ['--kubeconfig', (path) => ({ kubeConfig: loadKubeConfig(path) })],
+  ['--identity', (identity) => ({ identity })],
+  ['--namespace', (namespace) => ({ namespace })],
+  ['--workers', (n, flag) => ({ workers: parsePositiveInt(flag, n) })],
+  ['--duration', (d) => ({ durationMs: parseDuration(d) })],
+  ['--replicas', (n, flag) => ({ replicas: parsePositiveInt(flag, n) })],
+  ['--pods', (n, flag) => ({ pods: parsePositiveInt(flag, n) })],
+  ['--nodes', (n, flag) => ({ nodes: parsePositiveInt(flag, n) })],
+  ['--churn', (n, flag) => ({ churnPerSecond: parsePositiveInt(flag, n) })],
+]);
+
 const args = process.argv.slice(2).filter((a) => a !== '--');
-const options: ControllerDemoOptions = {};
-for (let i = 0; i < args.length; i++) {
-  const arg = args[i]!;
-  const value = (): string => {
-    const v = args[++i];
-    if (v === undefined) throw new Error(`${arg} needs a value`);
-    return v;
-  };
-  switch (arg) {
-    case '--kubeconfig': {
-      const kc = new KubeConfig();
-      kc.loadFromFile(value());
-      options.kubeConfig = kc;
-      break;
-    }
-    case '--identity':
-      options.identity = value();
-      break;
-    case '--namespace':
-      options.namespace = value();
-      break;
-    case '--workers':
-      options.workers = parsePositiveInt(arg, value());
-      break;
-    case '--duration':
-      options.durationMs = parseDuration(value());
-      break;
-    case '--replicas':
-      options.replicas = parsePositiveInt(arg, value());
-      break;
-    case '--pods':
-      options.pods = parsePositiveInt(arg, value());
-      break;
-    case '--nodes':
-      options.nodes = parsePositiveInt(arg, value());
-      break;
-    case '--churn':
-      options.churnPerSecond = parsePositiveInt(arg, value());
-      break;
-    case '--help':
-      console.log(USAGE);
-      process.exit(0);
-      break;
-    default:
-      console.error(`unknown option ${arg}\n${USAGE}`);
-      process.exit(2);
+let options: ControllerDemoOptions = {};
+for (let i = 0; i < args.length; i += 2) {
+  const flag = args[i]!;
+  if (flag === '--help') {
+    console.log(USAGE);
+    process.exit(0);
   }
+  const option = OPTIONS.get(flag);
+  if (option === undefined) {
+    console.error(`unknown option ${flag}\n${USAGE}`);
+    process.exit(2);
+  }
+  const value = args[i + 1];
+  if (value === undefined) throw new Error(`${flag} needs a value`);
+  options = { ...options, ...option(value, flag) };
 }
 
 const stop = new AbortController();

@@ -48,6 +48,23 @@ export function loadKubeConfig(path: string | undefined): KubeConfig {
   return kc;
 }
 
+type Setter = (options: DemoOptions, value: () => string, arg: string) => void;
+
+/** What each option sets; `value()` takes the argument that follows it. */
+const OPTIONS = new Map<string, Setter>([
+  ['--kubeconfig', (o, value) => void (o.kubeConfig = loadKubeConfig(value()))],
+  ['--pods', (o, value, arg) => void (o.pods = parseCount(arg, value()))],
+  ['--duration', (o, value) => void (o.durationMs = parseDuration(value()))],
+  ['--churn', (o, value, arg) => void (o.churnPerSecond = parseCount(arg, value()))],
+  ['--sync-timeout', (o, value) => void (o.syncTimeoutMs = parseDuration(value()))],
+  ['--chaos', (o) => void (o.chaos = true)],
+  ['--no-chaos', (o) => void (o.chaos = false)],
+]);
+
+function usageError(message: string): never {
+  throw new DemoUsageError(`${message}\n${USAGE}`);
+}
+
 /** Parses `pnpm demo` arguments; `'help'` for `--help`. Throws {@link DemoUsageError}. */
 export function parseArgs(
   argv: readonly string[],
@@ -57,39 +74,9 @@ export function parseArgs(
   const options: DemoOptions = { chaos: true };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    const value = (): string => {
-      const v = args[++i];
-      if (v === undefined) throw new DemoUsageError(`${arg} needs a value\n${USAGE}`);
-      return v;
-    };
-    switch (arg) {
-      case '--kubeconfig':
-        options.kubeConfig = loadKubeConfig(value());
-        break;
-      case '--pods':
-        options.pods = parseCount(arg, value());
-        break;
-      case '--duration':
-        options.durationMs = parseDuration(value());
-        break;
-      case '--churn':
-        options.churnPerSecond = parseCount(arg, value());
-        break;
-      case '--sync-timeout':
-        options.syncTimeoutMs = parseDuration(value());
-        break;
-      case '--chaos':
-        options.chaos = true;
-        break;
-      case '--no-chaos':
-        options.chaos = false;
-        break;
-      case '--help':
-      case '-h':
-        return 'help';
-      default:
-        throw new DemoUsageError(`unknown option ${arg}\n${USAGE}`);
-    }
+    if (arg === '--help' || arg === '-h') return 'help';
+    const set = OPTIONS.get(arg) ?? usageError(`unknown option ${arg}`);
+    set(options, () => args[++i] ?? usageError(`${arg} needs a value`), arg);
   }
   if (!options.kubeConfig && env.KUBECONFIG) options.kubeConfig = loadKubeConfig(undefined);
   if (options.kubeConfig && options.durationMs === undefined) options.durationMs = 24 * 3600_000;
