@@ -14,49 +14,49 @@ function setup(): { clock: FakeClock; q: DelayingQueue<string> } {
   return { clock, q: new DelayingQueue<string>({ clock }) };
 }
 
+/** Adds each `[item, ms]` with `addAfter`, and checks that none is queued yet. */
+function addWaiting(q: DelayingQueue<string>, ...adds: Array<[string, number]>): void {
+  for (const [item, ms] of adds) q.addAfter(item, ms);
+  expect(q.length()).toBe(0);
+}
+
+/** Moves the clock on by `ms`, then takes every item queued by then, in order (each marked done). */
+async function dueAfter(clock: FakeClock, q: DelayingQueue<string>, ms: number): Promise<string[]> {
+  clock.advance(ms);
+  const items: string[] = [];
+  while (q.length() > 0) {
+    const item = await getItem(q);
+    q.done(item);
+    items.push(item);
+  }
+  return items;
+}
+
 describe('DelayingQueue', () => {
   // client-go TestSimpleQueue
   it('adds an item once its delay has passed, and only once', async () => {
     const { clock, q } = setup();
-    q.addAfter('foo', 50);
-    expect(q.length()).toBe(0);
-
-    clock.advance(49);
-    expect(q.length()).toBe(0);
-    clock.advance(11);
-    expect(q.length()).toBe(1);
-    q.done(await getItem(q));
-
+    addWaiting(q, ['foo', 50]);
+    expect(await dueAfter(clock, q, 49)).toEqual([]);
+    expect(await dueAfter(clock, q, 11)).toEqual(['foo']);
     // Step past what would be client-go's heartbeat: nothing comes back.
-    clock.advance(10_000);
-    expect(q.length()).toBe(0);
+    expect(await dueAfter(clock, q, 10_000)).toEqual([]);
     expect(clock.pendingTimers()).toBe(0);
   });
 
   // client-go TestDeduping
   it('keeps one entry per waiting item, due at the earlier time', async () => {
     const { clock, q } = setup();
-    q.addAfter('foo', 50);
-    q.addAfter('foo', 70);
-    expect(q.length()).toBe(0);
-
+    addWaiting(q, ['foo', 50], ['foo', 70]);
     // Step past the first block: the item arrives.
-    clock.advance(60);
-    expect(q.length()).toBe(1);
-    q.done(await getItem(q));
+    expect(await dueAfter(clock, q, 60)).toEqual(['foo']);
     // Step past the second add: it was merged into the first, nothing arrives.
-    clock.advance(20);
-    expect(q.length()).toBe(0);
+    expect(await dueAfter(clock, q, 20)).toEqual([]);
 
     // Again, but this time the later call is the earlier time and wins.
-    q.addAfter('foo', 50);
-    q.addAfter('foo', 30);
-    expect(q.length()).toBe(0);
-    clock.advance(40);
-    expect(q.length()).toBe(1);
-    q.done(await getItem(q));
-    clock.advance(20);
-    expect(q.length()).toBe(0);
+    addWaiting(q, ['foo', 50], ['foo', 30]);
+    expect(await dueAfter(clock, q, 40)).toEqual(['foo']);
+    expect(await dueAfter(clock, q, 20)).toEqual([]);
 
     // While the item is being processed, a delayed add marks it dirty; done requeues it.
     q.add('foo');
@@ -71,49 +71,24 @@ describe('DelayingQueue', () => {
   // client-go TestAddTwoFireEarly
   it('fires an item added later with a shorter delay first', async () => {
     const { clock, q } = setup();
-    q.addAfter('foo', 1000);
-    q.addAfter('bar', 50);
-    expect(q.length()).toBe(0);
-
-    clock.advance(60);
-    expect(q.length()).toBe(1);
-    expect(await getItem(q)).toBe('bar');
-
+    addWaiting(q, ['foo', 1000], ['bar', 50]);
+    expect(await dueAfter(clock, q, 60)).toEqual(['bar']);
     q.addAfter('baz', 2000);
-    clock.advance(1000);
-    expect(q.length()).toBe(1);
-    expect(await getItem(q)).toBe('foo');
-
-    clock.advance(2000);
-    expect(q.length()).toBe(1);
-    expect(await getItem(q)).toBe('baz');
+    expect(await dueAfter(clock, q, 1000)).toEqual(['foo']);
+    expect(await dueAfter(clock, q, 2000)).toEqual(['baz']);
   });
 
   // client-go TestCopyShifting
   it('queues items that fall due together in readyAt order', async () => {
     const { clock, q } = setup();
-    q.addAfter('foo', 1000);
-    q.addAfter('bar', 500);
-    q.addAfter('baz', 250);
-    expect(q.length()).toBe(0);
-
-    clock.advance(2000);
-    expect(q.length()).toBe(3);
-    expect(await getItem(q)).toBe('baz');
-    expect(await getItem(q)).toBe('bar');
-    expect(await getItem(q)).toBe('foo');
+    addWaiting(q, ['foo', 1000], ['bar', 500], ['baz', 250]);
+    expect(await dueAfter(clock, q, 2000)).toEqual(['baz', 'bar', 'foo']);
   });
 
   it('breaks ties between equal due times by insertion order', async () => {
     const { clock, q } = setup();
     for (const item of ['c', 'a', 'd', 'b']) q.addAfter(item, 100);
-    clock.advance(100);
-    expect([await getItem(q), await getItem(q), await getItem(q), await getItem(q)]).toEqual([
-      'c',
-      'a',
-      'd',
-      'b',
-    ]);
+    expect(await dueAfter(clock, q, 100)).toEqual(['c', 'a', 'd', 'b']);
   });
 
   it('orders any sequence of delayed adds by earliest due time, then first insertion', async () => {

@@ -14,6 +14,15 @@ function delayOf(clock: FakeClock): number | undefined {
   return at === undefined ? undefined : at - clock.now();
 }
 
+/** Rate-limits `item` once per entry of `delays`, expecting that delay each time and waiting it out. */
+function expectDelays(q: RateLimitingQueue<string>, clock: FakeClock, item: string, delays: number[]): void {
+  for (const expected of delays) {
+    q.addRateLimited(item);
+    expect(delayOf(clock)).toBe(expected);
+    clock.advance(expected);
+  }
+}
+
 describe('RateLimitingQueue', () => {
   // client-go TestRateLimitingQueue
   it('delays each rate-limited add by the limiter, per item, and forget resets the item', () => {
@@ -22,27 +31,12 @@ describe('RateLimitingQueue', () => {
       clock,
       rateLimiter: new ItemExponentialFailureRateLimiter({ baseDelayMs: 1, maxDelayMs: 1000 }),
     });
-    const delay = (): number | undefined => delayOf(clock);
-
-    q.addRateLimited('one');
-    expect(delay()).toBe(1);
-    clock.advance(1);
-    q.addRateLimited('one');
-    expect(delay()).toBe(2);
+    expectDelays(q, clock, 'one', [1, 2]);
     expect(q.numRequeues('one')).toBe(2);
-    clock.advance(2);
-
-    q.addRateLimited('two');
-    expect(delay()).toBe(1);
-    clock.advance(1);
-    q.addRateLimited('two');
-    expect(delay()).toBe(2);
-    clock.advance(2);
-
+    expectDelays(q, clock, 'two', [1, 2]);
     q.forget('one');
     expect(q.numRequeues('one')).toBe(0);
-    q.addRateLimited('one');
-    expect(delay()).toBe(1);
+    expectDelays(q, clock, 'one', [1]);
   });
 
   it('adds the item once the delay has passed', async () => {
@@ -77,12 +71,7 @@ describe('RateLimitingQueue', () => {
   it('uses the default controller rate limiter when none is given: per-item backoff from 5 ms', () => {
     const clock = new FakeClock();
     const q = new RateLimitingQueue<string>({ clock });
-    const delay = (): number | undefined => delayOf(clock);
-    q.addRateLimited('a');
-    expect(delay()).toBe(5);
-    clock.advance(5);
-    q.addRateLimited('a');
-    expect(delay()).toBe(10);
+    expectDelays(q, clock, 'a', [5, 10]);
     expect(q.numRequeues('a')).toBe(2);
   });
 
