@@ -54,19 +54,40 @@ function newInformer(lw: FakeListerWatcher<Pod>, options: SharedIndexInformerOpt
   return { informer, clock: (options.clock as FakeClock | undefined) ?? clock };
 }
 
-function run(informer: SharedIndexInformer<Pod>): { ac: AbortController; done: Promise<void> } {
+/** {@link newInformer} over a FakeListerWatcher that answers its LISTs with `lists`, in order. */
+function listing(
+  lists: Parameters<FakeListerWatcher<Pod>['enqueueList']>,
+  options: SharedIndexInformerOptions<Pod> = {},
+) {
+  const lw = new FakeListerWatcher<Pod>().enqueueList(...lists);
+  return { lw, ...newInformer(lw, options) };
+}
+
+/** Runs `informer` until `stop()` (which aborts the run and waits for it to return). */
+function run(informer: SharedIndexInformer<Pod>): {
+  ac: AbortController;
+  done: Promise<void>;
+  stop: () => Promise<void>;
+} {
   const ac = new AbortController();
-  return { ac, done: informer.run(ac.signal) };
+  const done = informer.run(ac.signal);
+  return {
+    ac,
+    done,
+    stop: () => {
+      ac.abort();
+      return done;
+    },
+  };
 }
 
 describe('SharedIndexInformer', () => {
   it('caches the initial list and the watch events, and notifies a handler in order', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1'), pod('b', '2')));
-    const { informer, clock } = newInformer(lw);
+    const { lw, informer, clock } = listing([podList('10', pod('a', '1'), pod('b', '2'))]);
     const listener = new TestListener();
     const reg = informer.addEventHandler(listener);
     expect(informer.hasSynced()).toBe(false);
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     await waitFor(() => reg.hasSynced(), 'the registration to sync');
     expect(informer.hasSynced()).toBe(true);
     expect(informer.lastSyncResourceVersion()).toBe('10');
@@ -83,24 +104,21 @@ describe('SharedIndexInformer', () => {
     expect(informer.getStore().listKeys().sort()).toEqual(['default/a', 'default/c']);
     expect(informer.lastSyncResourceVersion()).toBe('13');
     expect(informer.isWatching()).toBe(true);
-    ac.abort();
-    await done;
+    await stop();
     expect(informer.isStopped()).toBe(true);
     expect(clock.pendingTimers()).toBe(0);
   });
 
   it('works the same with the DeltaFIFO queue', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
-    const { informer } = newInformer(lw, { queue: 'DeltaFIFO' });
+    const { lw, informer } = listing([podList('10', pod('a', '1'))], { queue: 'DeltaFIFO' });
     const listener = new TestListener();
     const reg = informer.addEventHandler(listener);
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     await waitFor(() => reg.hasSynced(), 'sync');
     (await lw.nextWatch()).modify(pod('a', '2')).delete(pod('a', '3'));
     await waitFor(() => listener.events.length === 3, 'three events');
     expect(listener.events.map((e) => e.type)).toEqual(['add', 'update', 'delete']);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestIndexer
@@ -110,7 +128,7 @@ describe('SharedIndexInformer', () => {
       podList('10', pod('a', '1', 'ns1', onNode('n1')), pod('b', '2', 'ns2', onNode('n2'))),
     );
     const { informer } = newInformer(lw, { indexers: { byNode: (obj) => [obj.spec?.nodeName ?? ''] } });
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     await waitFor(() => informer.hasSynced(), 'sync');
     const indexer = informer.getIndexer();
     expect(indexer.byIndex('byNode', 'n1').map(keyOf)).toEqual(['ns1/a']);
@@ -121,8 +139,7 @@ describe('SharedIndexInformer', () => {
     expect(() => informer.addIndexers({ byNode: () => [] })).toThrow(
       expect.objectContaining({ code: ErrorCodes.INDEX }),
     );
-    ac.abort();
-    await done;
+    await stop();
     expect(() => informer.addIndexers({ other: () => [] })).toThrow(
       expect.objectContaining({ code: ErrorCodes.INFORMER_STOPPED }),
     );
@@ -130,15 +147,16 @@ describe('SharedIndexInformer', () => {
 
   // client-go TestListenerResyncPeriods
   it('resyncs each handler at its own period only', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1'), pod('b', '2')));
-    const { informer, clock } = newInformer(lw, { resyncPeriodMs: 1000 });
+    const { lw, informer, clock } = listing([podList('10', pod('a', '1'), pod('b', '2'))], {
+      resyncPeriodMs: 1000,
+    });
     const never = new TestListener();
     const every2s = new TestListener();
     const every3s = new TestListener();
     informer.addEventHandler(never, { resyncPeriodMs: 0 });
     informer.addEventHandler(every2s, { resyncPeriodMs: 2000 });
     informer.addEventHandler(every3s, { resyncPeriodMs: 3000 });
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     await lw.nextWatch();
     await waitFor(() => [never, every2s, every3s].every((l) => l.events.length === 2), 'initial adds');
     const updates = (l: TestListener): number => l.events.filter((e) => e.type === 'update').length;
@@ -160,8 +178,7 @@ describe('SharedIndexInformer', () => {
     expect(
       every2s.events.filter((e) => e.type === 'update').every((e) => e.type === 'update' && e.rv === e.oldRv),
     ).toBe(true);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestResyncCheckPeriod
@@ -209,26 +226,23 @@ describe('SharedIndexInformer', () => {
   });
 
   it('never resyncs when the informer was created without a resync period', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
-    const { informer, clock } = newInformer(lw);
+    const { lw, informer, clock } = listing([podList('10', pod('a', '1'))]);
     const l = new TestListener();
     informer.addEventHandler(l, { resyncPeriodMs: 1000 });
     expect(informer.stats().handlers[0]!.resyncPeriodMs).toBe(0);
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     await lw.nextWatch();
     await waitFor(() => l.events.length === 1, 'the add');
     await clock.tick(10_000);
     await settle();
     expect(l.events).toHaveLength(1);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestSharedInformerInitializationRace
   it('delivers everything to handlers added right after run, synchronously or on a later tick', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1'), pod('b', '2')));
-    const { informer } = newInformer(lw);
-    const { ac, done } = run(informer);
+    const { lw, informer } = listing([podList('10', pod('a', '1'), pod('b', '2'))]);
+    const { stop } = run(informer);
     const first = new TestListener();
     const second = new TestListener();
     informer.addEventHandler(first);
@@ -239,8 +253,7 @@ describe('SharedIndexInformer', () => {
     await waitFor(() => first.events.length === 3 && second.events.length === 3, 'three events each');
     expect(first.keys()).toEqual(['default/a', 'default/b', 'default/c']);
     expect(second.keys()).toEqual(['default/a', 'default/b', 'default/c']);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestSharedInformerWatchDisruption
@@ -255,7 +268,7 @@ describe('SharedIndexInformer', () => {
     const resync = new TestListener();
     informer.addEventHandler(noResync, { resyncPeriodMs: 0 });
     informer.addEventHandler(resync, { resyncPeriodMs: 1000 });
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     const watch = await lw.nextWatch();
     await waitFor(() => noResync.events.length === 2 && resync.events.length === 2, 'initial adds');
     await clock.tick(1000); // resync due for `resync` only
@@ -274,8 +287,7 @@ describe('SharedIndexInformer', () => {
       rv: '3',
       initial: false,
     });
-    ac.abort();
-    await done;
+    await stop();
   });
 
   it('delivers a tombstone to onDelete for an object that disappeared during a watch outage', async () => {
@@ -286,7 +298,7 @@ describe('SharedIndexInformer', () => {
     const { informer } = newInformer(lw);
     const l = new TestListener();
     informer.addEventHandler(l);
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     (await lw.nextWatch()).breakConnection();
     await waitFor(() => l.events.some((e) => e.type === 'delete'), 'the delete');
     expect(l.events.find((e) => e.type === 'delete')).toEqual({
@@ -295,26 +307,23 @@ describe('SharedIndexInformer', () => {
       tombstone: true,
     });
     expect(informer.getStore().listKeys()).toEqual(['default/a']);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestSharedInformerErrorHandling
   it('passes list errors to the handler set with setWatchErrorHandler', async () => {
     const failure = new KinformerError(ErrorCodes.INTERNAL, 'etcd is sad', { httpStatus: 500 });
-    const lw = new FakeListerWatcher<Pod>().enqueueList(failure, podList('10'));
-    const { informer } = newInformer(lw);
+    const { informer } = listing([failure, podList('10')]);
     const seen: unknown[] = [];
     informer.setWatchErrorHandler((reflector, err) => {
       expect(reflector.name).toBe('SharedIndexInformer');
       seen.push(err);
     });
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     await waitFor(() => informer.hasSynced(), 'sync after the retry');
     expect(seen).toEqual([failure]);
     expect(informer.syncError()).toBeUndefined(); // a 500 is worth retrying
-    ac.abort();
-    await done;
+    await stop();
   });
 
   it('exposes a list refused with 403 through syncError until the informer syncs', async () => {
@@ -339,7 +348,7 @@ describe('SharedIndexInformer', () => {
       reflectorOptions: { backoff: { next: () => 60_000, reset: () => undefined } },
     });
     expect(informer.syncError()).toBeUndefined();
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     await waitFor(() => informer.syncError() !== undefined, 'the 403');
     expect(informer.syncError()).toBe(forbidden);
     expect(informer.hasSynced()).toBe(false);
@@ -357,48 +366,42 @@ describe('SharedIndexInformer', () => {
     await clock.tick(60_000);
     await waitFor(() => informer.hasSynced(), 'the retry to succeed');
     expect(informer.syncError()).toBeUndefined();
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestSharedInformerStartRace: SetWatchErrorHandler/SetTransform after Run are refused.
   it('refuses setTransform and setWatchErrorHandler after run', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('1'));
-    const { informer } = newInformer(lw);
+    const { informer } = listing([podList('1')]);
     informer.setTransform((o) => o);
     informer.setWatchErrorHandler(() => undefined);
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     expect(() => informer.setTransform((o) => o)).toThrow(
       expect.objectContaining({ code: ErrorCodes.ALREADY_STARTED }),
     );
     expect(() => informer.setWatchErrorHandler(() => undefined)).toThrow(
       expect.objectContaining({ code: ErrorCodes.ALREADY_STARTED }),
     );
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestSharedInformerTransformer
   it('applies the transform set with setTransform to what handlers and the cache see', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
-    const { informer } = newInformer(lw);
+    const { lw, informer } = listing([podList('10', pod('a', '1'))]);
     informer.setTransform((obj) => ({ ...obj, spec: { note: `seen-${obj.metadata?.name ?? ''}` } }));
     const notes: Array<string | undefined> = [];
     const reg = informer.on('add', (obj) => void notes.push(obj.spec?.note));
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     await waitFor(() => reg.hasSynced(), 'sync');
     (await lw.nextWatch()).add(pod('b', '11'));
     await waitFor(() => notes.length === 2, 'two adds');
     expect(notes).toEqual(['seen-a', 'seen-b']);
     expect(informer.getIndexer().getByKey('default/b')?.spec?.note).toBe('seen-b');
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestSharedInformerRemoveHandler / TestRemovingRemovedSharedInformer
   it('removes a handler; removing it again is a no-op', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
-    const { informer } = newInformer(lw);
+    const { lw, informer } = listing([podList('10')]);
     const kept = new TestListener();
     const removed = new TestListener();
     informer.addEventHandler(kept);
@@ -408,19 +411,17 @@ describe('SharedIndexInformer', () => {
     informer.removeEventHandler(reg);
     reg.remove();
     expect(informer.stats().handlers).toHaveLength(1);
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     (await lw.nextWatch()).add(pod('a', '11'));
     await waitFor(() => kept.events.length === 1, 'the add');
     await settle();
     expect(removed.events).toEqual([]);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestSharedInformerRemoveForeignHandler
   it("ignores another informer's registration", async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
-    const { informer } = newInformer(lw);
+    const { lw, informer } = listing([podList('10')]);
     const { informer: other } = newInformer(new FakeListerWatcher<Pod>());
     const l = new TestListener();
     const mine = informer.addEventHandler(l);
@@ -434,23 +435,21 @@ describe('SharedIndexInformer', () => {
     });
     expect(informer.stats().handlers).toHaveLength(1);
     expect(other.stats().handlers).toHaveLength(1);
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     (await lw.nextWatch()).add(pod('a', '11'));
     await waitFor(() => l.events.length === 1, 'the add');
     expect(mine.hasSynced()).toBe(true);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestSharedInformerMultipleRegistration
   it('treats the same handler registered twice as two independent registrations', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
-    const { informer } = newInformer(lw);
+    const { lw, informer } = listing([podList('10')]);
     const l = new TestListener();
     const one = informer.addEventHandler(l);
     const two = informer.addEventHandler(l);
     expect(one).not.toBe(two);
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     const watch = await lw.nextWatch();
     watch.add(pod('a', '11'));
     await waitFor(() => l.events.length === 2, 'two adds');
@@ -461,17 +460,15 @@ describe('SharedIndexInformer', () => {
     expect(l.keys()).toEqual(['default/a', 'default/a', 'default/b']);
     two.remove();
     expect(informer.stats().handlers).toEqual([]);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestSharedInformerHandlerAbuse
   it('stays consistent while handlers are added and removed as events flow', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
-    const { informer } = newInformer(lw);
+    const { lw, informer } = listing([podList('10')]);
     const steady = new TestListener();
     informer.addEventHandler(steady);
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     const watch = await lw.nextWatch();
     const churn: TestListener[] = [];
     for (let i = 0; i < 200; i++) {
@@ -492,14 +489,12 @@ describe('SharedIndexInformer', () => {
     }
     expect(churn[199]!.keys()).toHaveLength(200);
     expect(informer.stats().handlers).toHaveLength(101);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestStateSharedInformer / TestAddOnStoppedSharedInformer / TestRemoveOnStoppedSharedInformer
   it('tracks started/stopped; adding to a stopped informer throws and removing is a no-op', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
-    const { informer } = newInformer(lw);
+    const { informer } = listing([podList('10')]);
     const reg = informer.addEventHandler({});
     expect([informer.hasStarted(), informer.isStopped()]).toEqual([false, false]);
     const { ac, done } = run(informer);
@@ -525,8 +520,7 @@ describe('SharedIndexInformer', () => {
   it.each(['remove', 'shutdown'] as const)(
     'delivers nothing more after a handler is unregistered with %s(), even what was already buffered',
     async (how) => {
-      const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
-      const { informer } = newInformer(lw);
+      const { lw, informer } = listing([podList('10')]);
       const { promise: gate, resolve: release } = deferred();
       const seen: string[] = [];
       const reg = informer.addEventHandler({
@@ -535,7 +529,7 @@ describe('SharedIndexInformer', () => {
           await gate;
         },
       });
-      const { ac, done } = run(informer);
+      const { stop } = run(informer);
       const watch = await lw.nextWatch();
       watch.add(pod('a', '11')).add(pod('b', '12')).add(pod('c', '13'));
       await waitFor(
@@ -549,18 +543,16 @@ describe('SharedIndexInformer', () => {
       await waitFor(() => informer.getStore().size() === 4, 'the cache');
       await settle();
       expect(seen).toEqual(['default/a']);
-      ac.abort();
-      await done;
+      await stop();
     },
   );
 
   // client-go TestAddWhileActive
   it('gives a late handler the cached objects first; its hasSynced waits until it processed them', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1'), pod('b', '2')));
-    const { informer } = newInformer(lw);
+    const { lw, informer } = listing([podList('10', pod('a', '1'), pod('b', '2'))]);
     const early = new TestListener();
     informer.addEventHandler(early);
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     await waitFor(() => informer.hasSynced(), 'sync');
     const watch = await lw.nextWatch();
     const { promise: gate, resolve: release } = deferred();
@@ -583,30 +575,26 @@ describe('SharedIndexInformer', () => {
       { type: 'add', key: 'default/b', rv: '2', initial: true },
       { type: 'add', key: 'default/c', rv: '11', initial: false },
     ]);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   it('keeps a registration unsynced until its handler processed the initial list', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1'), pod('b', '2')));
-    const { informer } = newInformer(lw);
+    const { informer } = listing([podList('10', pod('a', '1'), pod('b', '2'))]);
     const { promise: gate, resolve: release } = deferred();
     const reg = informer.addEventHandler({ onAdd: () => gate });
     const fast = informer.addEventHandler({});
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     await waitFor(() => informer.hasSynced() && fast.hasSynced(), 'informer and fast handler');
     expect(reg.hasSynced()).toBe(false);
     expect(informer.stats().handlers.map((h) => h.synced)).toEqual([false, true]);
     release();
     await waitFor(() => reg.hasSynced(), 'the slow registration');
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestShutdown
   it('stops cleanly: run resolves after handler calls in progress settle, with no timers left', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
-    const { informer, clock } = newInformer(lw, { resyncPeriodMs: 5000 });
+    const { lw, informer, clock } = listing([podList('10', pod('a', '1'))], { resyncPeriodMs: 5000 });
     let finished = false;
     const { promise: gate, resolve: release } = deferred();
     informer.addEventHandler({
@@ -651,15 +639,14 @@ describe('SharedIndexInformer', () => {
       { name: 'slow' },
     );
     informer.addEventHandler({ onAdd: () => undefined }, { name: 'fast' });
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     (await lw.nextWatch()).add(pod('quick', '11')).add(pod('slow', '12'));
     await waitFor(() => informer.stats().handlers.every((h) => h.dispatched === 2), 'both events handled');
     const [slow, fast] = informer.stats().handlers;
     expect(slow!.maxLatencyMs).toBeGreaterThanOrEqual(25);
     expect(slow!.busyMs).toBeGreaterThanOrEqual(slow!.maxLatencyMs);
     expect(fast!.maxLatencyMs).toBeLessThan(slow!.maxLatencyMs);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   // client-go TestEventPanics, adapted: a failing handler is logged with the key and counted; its next event is handled.
@@ -685,7 +672,7 @@ describe('SharedIndexInformer', () => {
       );
       const good = new TestListener();
       informer.addEventHandler(good);
-      const { ac, done } = run(informer);
+      const { stop } = run(informer);
       (await lw.nextWatch()).add(pod('a', '11')).add(pod('b', '12')).add(pod('c', '13'));
       await waitFor(() => bad.length === 3 && good.events.length === 3, 'all events');
       await settle();
@@ -702,8 +689,7 @@ describe('SharedIndexInformer', () => {
         ['default/a', 'flaky', 'pods.v1', ErrorCodes.HANDLER_FAILED, 50],
         ['default/b', 'flaky', 'pods.v1', ErrorCodes.HANDLER_FAILED, 20],
       ]);
-      ac.abort();
-      await done;
+      await stop();
       await settle();
       expect(unhandled).toEqual([]);
     } finally {
@@ -712,8 +698,7 @@ describe('SharedIndexInformer', () => {
   });
 
   it('awaits an async handler before its next event, so its events stay in order', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
-    const { informer } = newInformer(lw);
+    const { lw, informer } = listing([podList('10')]);
     const log: string[] = [];
     let inFlight = 0;
     informer.addEventHandler({
@@ -728,17 +713,15 @@ describe('SharedIndexInformer', () => {
         inFlight--;
       },
     });
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     (await lw.nextWatch()).add(pod('a', '11')).add(pod('b', '12')).add(pod('c', '13'));
     await waitFor(() => log.length === 6, 'three events');
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   it('does not let a slow handler delay a fast one (or the cache)', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10'));
-    const { informer } = newInformer(lw);
+    const { lw, informer } = listing([podList('10')]);
     const { promise: gate, resolve: release } = deferred();
     const slow: string[] = [];
     informer.addEventHandler(
@@ -752,7 +735,7 @@ describe('SharedIndexInformer', () => {
     );
     const fast = new TestListener();
     informer.addEventHandler(fast, { name: 'fast' });
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     const watch = await lw.nextWatch();
     for (let i = 0; i < 50; i++) watch.add(pod(`p${i}`, String(11 + i)));
     await waitFor(() => fast.events.length === 50, 'the fast handler');
@@ -765,16 +748,14 @@ describe('SharedIndexInformer', () => {
     release();
     await waitFor(() => slow.length === 50, 'the slow handler to catch up');
     expect(informer.stats().handlers[0]!.bufferDepth).toBe(0);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   it('delivers a same-resourceVersion update to every handler until a resync check marks one as not due', async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
-    const { informer } = newInformer(lw);
+    const { lw, informer } = listing([podList('10', pod('a', '1'))]);
     const l = new TestListener();
     informer.addEventHandler(l);
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     const watch = await lw.nextWatch();
     // A MODIFIED with the same resourceVersion is a "sync" update; before any resync check every
     // handler counts as resyncing (client-go), so it is delivered.
@@ -784,13 +765,11 @@ describe('SharedIndexInformer', () => {
       { type: 'update', key: 'default/a', rv: '1', oldRv: '1' },
       { type: 'update', key: 'default/a', rv: '2', oldRv: '1' },
     ]);
-    ac.abort();
-    await done;
+    await stop();
   });
 
   it("offers on('update') and on('delete') sugar returning a removable registration", async () => {
-    const lw = new FakeListerWatcher<Pod>().enqueueList(podList('10', pod('a', '1')));
-    const { informer } = newInformer(lw);
+    const { lw, informer } = listing([podList('10', pod('a', '1'))]);
     const seen: string[] = [];
     const adds = informer.on(
       'add',
@@ -807,7 +786,7 @@ describe('SharedIndexInformer', () => {
       'delete',
       (obj) => void seen.push(`delete ${obj instanceof DeletedFinalStateUnknown ? obj.key : keyOf(obj)}`),
     );
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     await waitFor(() => adds.hasSynced(), 'sync');
     adds.remove();
     (await lw.nextWatch()).add(pod('b', '11')).modify(pod('a', '12')).delete(pod('b', '13'));
@@ -817,8 +796,7 @@ describe('SharedIndexInformer', () => {
     expect(() => informer.on('bogus' as 'add', () => undefined)).toThrow(
       expect.objectContaining({ code: ErrorCodes.INVALID_OPTION }),
     );
-    ac.abort();
-    await done;
+    await stop();
   });
 
   it('counts deltas, and skips (and counts) a change an index function refuses', async () => {
@@ -836,13 +814,12 @@ describe('SharedIndexInformer', () => {
     });
     const l = new TestListener();
     informer.addEventHandler(l);
-    const { ac, done } = run(informer);
+    const { stop } = run(informer);
     (await lw.nextWatch()).add(pod('bad', '11')).add(pod('good', '12'));
     await waitFor(() => l.events.length === 2, 'a and good');
     expect(l.keys()).toEqual(['default/a', 'default/good']);
     expect(informer.stats()).toMatchObject({ deltasProcessed: 3, processErrors: 1 });
     expect(lines.some((line) => line.msg === 'could not apply a change to the cache; skipped')).toBe(true);
-    ac.abort();
-    await done;
+    await stop();
   });
 });
