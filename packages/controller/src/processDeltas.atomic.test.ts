@@ -5,7 +5,7 @@ import { AtomicFIFO, RealFIFO } from '@kinformer/delta-fifo';
 import type { Deltas } from '@kinformer/delta-fifo';
 import { processDeltas, processDeltasBatch } from './processDeltas.js';
 import type { ResourceEventHandler } from './resourceEventHandler.js';
-import { keyOf, pod } from '@kinformer/test-tools';
+import { keyOf, loggingHandler, pod } from '@kinformer/test-tools';
 import type { Pod } from '@kinformer/test-tools';
 
 // processDeltas applying the atomic-mode deltas of a RealFIFO (client-go 1.36 AtomicFIFO):
@@ -255,27 +255,7 @@ describe('processDeltas with atomic deltas', () => {
       },
     ];
     const log: string[] = [];
-    void processDeltas(
-      {
-        onAdd: (o, initial) => {
-          snapshot();
-          log.push(`add ${keyOf(o)} ${initial}`);
-        },
-        onUpdate: (old, o) => {
-          snapshot();
-          log.push(`update ${keyOf(o)} ${old.metadata?.resourceVersion}->${o.metadata?.resourceVersion}`);
-        },
-        onDelete: (o) => {
-          snapshot();
-          log.push(
-            `delete ${o instanceof DeletedFinalStateUnknown ? `tombstone ${o.key} rv ${o.obj.metadata?.resourceVersion}` : keyOf(o)}`,
-          );
-        },
-      },
-      indexer,
-      deltas,
-      false,
-    );
+    void processDeltas(loggingHandler(log, snapshot), indexer, deltas, false);
     expect(log).toEqual([
       'delete tombstone default/gone rv 1',
       'update default/moved 2->7',

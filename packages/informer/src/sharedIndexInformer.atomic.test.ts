@@ -1,11 +1,10 @@
-import { DeletedFinalStateUnknown } from '@kinformer/core';
 import { FakeClock } from '@kinformer/core/testing';
 import type { KubeObject } from '@kinformer/core';
 import { FakeListerWatcher } from '@kinformer/reflector/testing';
 import { SharedIndexInformer } from './sharedIndexInformer.js';
 import type { SharedIndexInformerOptions } from './sharedIndexInformer.js';
 import { InformerFactory } from './informerFactory.js';
-import { keyOf, noBackoff, pod, podList, waitFor } from '@kinformer/test-tools';
+import { keyOf, loggingHandler, noBackoff, pod, podList, waitFor } from '@kinformer/test-tools';
 import type { Pod } from '@kinformer/test-tools';
 
 // The informer's default atomic mode (client-go 1.36 AtomicFIFO): a relist reaches the cache in
@@ -38,26 +37,13 @@ async function relist(options: SharedIndexInformerOptions<Pod>) {
   const events: string[] = [];
   /** What a lister sees while a relist notification is handled (only after the initial list). */
   const views = new Set<string>();
-  const view = (initial = false): void => {
+  const view = (initial: boolean): void => {
     if (initial) return;
     views.add(
       `${indexer.listKeys().sort().join(',')} n1=${indexer.byIndex('byNode', 'n1').map(keyOf).sort().join(',')} rv=${indexer.lastStoreSyncResourceVersion()}`,
     );
   };
-  const reg = informer.addEventHandler({
-    onAdd: (obj, initial) => {
-      view(initial);
-      events.push(`add ${keyOf(obj)} ${initial}`);
-    },
-    onUpdate: (old, obj) => {
-      view();
-      events.push(`update ${keyOf(obj)} ${old.metadata?.resourceVersion}->${obj.metadata?.resourceVersion}`);
-    },
-    onDelete: (obj) => {
-      view();
-      events.push(`delete ${obj instanceof DeletedFinalStateUnknown ? `tombstone ${obj.key}` : keyOf(obj)}`);
-    },
-  });
+  const reg = informer.addEventHandler(loggingHandler(events, view));
   const ac = new AbortController();
   const done = informer.run(ac.signal);
   await waitFor(reg.hasSynced, 'sync');
@@ -79,8 +65,8 @@ describe('SharedIndexInformer atomic relists', () => {
       'add default/a true',
       'add default/b true',
       'add default/c true',
-      'delete tombstone default/a',
-      'delete tombstone default/c',
+      'delete tombstone default/a rv 1',
+      'delete tombstone default/c rv 3',
       'update default/b 2->12',
       'add default/d false',
     ]);

@@ -10,3 +10,5 @@ export { collect } from './streams.js';
 export { causeChain, kinformerRejection, rejection } from './errors.js';
 export type { RecordingLeaderCallbacks } from './leadership.js';
 export { LeadershipRecorder } from './leadership.js';
+export type { LoggingHandler } from './handlers.js';
+export { loggingHandler } from './handlers.js';
