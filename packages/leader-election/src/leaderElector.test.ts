@@ -159,7 +159,7 @@ describe('LeaderElector: validation (TestLeaderElectionConfigValidation / NewLea
 
 describe('LeaderElector: acquiring (TestTryAcquireOrRenew)', () => {
   test('acquires a lease that does not exist by creating it, and starts leading with a live signal', async () => {
-    const { clock, store, a } = await started();
+    const { store, a } = await started();
     expect(store.record).toEqual({
       holderIdentity: 'a',
       leaseDurationSeconds: 15,
@@ -184,7 +184,7 @@ describe('LeaderElector: acquiring (TestTryAcquireOrRenew)', () => {
   });
 
   test('acquires an unled lease (empty holder) at once, counting a transition', async () => {
-    const { clock, store, a } = await started(heldBy('', { leaderTransitions: 2 }));
+    const { store, a } = await started(heldBy('', { leaderTransitions: 2 }));
     expect(a.leading).toBe(true);
     expect(store.record).toMatchObject({
       holderIdentity: 'a',
@@ -421,7 +421,7 @@ describe('LeaderElector: stopping and releasing (TestReleaseLeaseLocks)', () => 
   });
 
   test('the lock records "became leader" when leadership starts and "stopped leading" when it ends (client-go RecordEvent)', async () => {
-    const { clock, a } = await started();
+    const { a } = await started();
     expect(a.lock.recordedEvents).toEqual(['became leader']);
     await a.stop();
     expect(a.lock.recordedEvents).toEqual(['became leader', 'stopped leading']);
@@ -459,7 +459,7 @@ describe('LeaderElector: stopping and releasing (TestReleaseLeaseLocks)', () => 
   });
 
   test('release does not overwrite a lease another candidate took meanwhile', async () => {
-    const { clock, store, a } = await started(undefined, { releaseOnCancel: true });
+    const { store, a } = await started(undefined, { releaseOnCancel: true });
     store.write(heldBy('b', { leaderTransitions: 1 }));
     await a.stop();
     expect(store.record?.holderIdentity).toBe('b');
@@ -475,7 +475,7 @@ describe('LeaderElector: stopping and releasing (TestReleaseLeaseLocks)', () => 
   });
 
   test('release retries after a conflict when the lease still names us', async () => {
-    const { clock, store, a } = await started(undefined, { releaseOnCancel: true });
+    const { store, a } = await started(undefined, { releaseOnCancel: true });
     store.touch();
     await a.stop();
     expect(store.record).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });
