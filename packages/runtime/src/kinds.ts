@@ -79,49 +79,82 @@ export function kindString(kind: Kind): string {
     : `${kind.resource}.${kind.version}.${kind.group}`;
 }
 
-/** A built-in `v1` kind of `group` (`''`: the core group). */
-function builtIn<T extends KubeObject>(
-  group: string,
-  resource: string,
-  kind: string,
-  namespaced = true,
-): Kind<T> {
-  return defineKind<T>({ group, version: 'v1', resource, kind, namespaced });
+/** The `@kubernetes/client-node` model of each built-in kind in {@link kinds}. */
+export interface BuiltInKindModels {
+  pods: V1Pod;
+  configMaps: V1ConfigMap;
+  secrets: V1Secret;
+  services: V1Service;
+  serviceAccounts: V1ServiceAccount;
+  /** Core `v1` Events. */
+  events: CoreV1Event;
+  endpoints: V1Endpoints;
+  nodes: V1Node;
+  namespaces: V1Namespace;
+  deployments: V1Deployment;
+  replicaSets: V1ReplicaSet;
+  statefulSets: V1StatefulSet;
+  daemonSets: V1DaemonSet;
+  jobs: V1Job;
+  cronJobs: V1CronJob;
+  ingresses: V1Ingress;
+  endpointSlices: V1EndpointSlice;
+  leases: V1Lease;
+  roles: V1Role;
+  roleBindings: V1RoleBinding;
+  clusterRoles: V1ClusterRole;
+  clusterRoleBindings: V1ClusterRoleBinding;
 }
 
-const RBAC = 'rbac.authorization.k8s.io';
+/**
+ * One row per built-in kind, all `v1`: its name in {@link kinds} (the resource is that name in
+ * lower case), its API group (`core`: the core group, `''`), its `kind`, and `cluster` when it is
+ * cluster-scoped.
+ */
+const BUILT_IN_KINDS = `
+  pods                 core                       Pod
+  configMaps           core                       ConfigMap
+  secrets              core                       Secret
+  services             core                       Service
+  serviceAccounts      core                       ServiceAccount
+  events               core                       Event
+  endpoints            core                       Endpoints
+  nodes                core                       Node                 cluster
+  namespaces           core                       Namespace            cluster
+  deployments          apps                       Deployment
+  replicaSets          apps                       ReplicaSet
+  statefulSets         apps                       StatefulSet
+  daemonSets           apps                       DaemonSet
+  jobs                 batch                      Job
+  cronJobs             batch                      CronJob
+  ingresses            networking.k8s.io          Ingress
+  endpointSlices       discovery.k8s.io           EndpointSlice
+  leases               coordination.k8s.io        Lease
+  roles                rbac.authorization.k8s.io  Role
+  roleBindings         rbac.authorization.k8s.io  RoleBinding
+  clusterRoles         rbac.authorization.k8s.io  ClusterRole          cluster
+  clusterRoleBindings  rbac.authorization.k8s.io  ClusterRoleBinding   cluster
+`;
+
+function builtInKinds(): Readonly<Record<string, Kind>> {
+  const table: Record<string, Kind> = {};
+  for (const row of BUILT_IN_KINDS.trim().split('\n')) {
+    const [name = '', group = '', kind = '', scope] = row.trim().split(/\s+/);
+    table[name] = defineKind({
+      group: group === 'core' ? '' : group,
+      version: 'v1',
+      resource: name.toLowerCase(),
+      kind,
+      namespaced: scope !== 'cluster',
+    });
+  }
+  return Object.freeze(table);
+}
 
 /**
  * The built-in kinds, typed with `@kubernetes/client-node`'s models: what the Manager's builders
  * take, and what the typed informer factory (`factory.core.v1.pods()`) is built from.
  */
-export const kinds = Object.freeze({
-  pods: builtIn<V1Pod>('', 'pods', 'Pod'),
-  configMaps: builtIn<V1ConfigMap>('', 'configmaps', 'ConfigMap'),
-  secrets: builtIn<V1Secret>('', 'secrets', 'Secret'),
-  services: builtIn<V1Service>('', 'services', 'Service'),
-  serviceAccounts: builtIn<V1ServiceAccount>('', 'serviceaccounts', 'ServiceAccount'),
-  /** Core `v1` Events (`CoreV1Event`). */
-  events: builtIn<CoreV1Event>('', 'events', 'Event'),
-  endpoints: builtIn<V1Endpoints>('', 'endpoints', 'Endpoints'),
-  nodes: builtIn<V1Node>('', 'nodes', 'Node', false),
-  namespaces: builtIn<V1Namespace>('', 'namespaces', 'Namespace', false),
-  deployments: builtIn<V1Deployment>('apps', 'deployments', 'Deployment'),
-  replicaSets: builtIn<V1ReplicaSet>('apps', 'replicasets', 'ReplicaSet'),
-  statefulSets: builtIn<V1StatefulSet>('apps', 'statefulsets', 'StatefulSet'),
-  daemonSets: builtIn<V1DaemonSet>('apps', 'daemonsets', 'DaemonSet'),
-  jobs: builtIn<V1Job>('batch', 'jobs', 'Job'),
-  cronJobs: builtIn<V1CronJob>('batch', 'cronjobs', 'CronJob'),
-  ingresses: builtIn<V1Ingress>('networking.k8s.io', 'ingresses', 'Ingress'),
-  endpointSlices: builtIn<V1EndpointSlice>('discovery.k8s.io', 'endpointslices', 'EndpointSlice'),
-  leases: builtIn<V1Lease>('coordination.k8s.io', 'leases', 'Lease'),
-  roles: builtIn<V1Role>(RBAC, 'roles', 'Role'),
-  roleBindings: builtIn<V1RoleBinding>(RBAC, 'rolebindings', 'RoleBinding'),
-  clusterRoles: builtIn<V1ClusterRole>(RBAC, 'clusterroles', 'ClusterRole', false),
-  clusterRoleBindings: builtIn<V1ClusterRoleBinding>(
-    RBAC,
-    'clusterrolebindings',
-    'ClusterRoleBinding',
-    false,
-  ),
-});
+export const kinds = builtInKinds() as {
+  readonly [N in keyof BuiltInKindModels]: Kind<BuiltInKindModels[N]>;
+};
