@@ -247,18 +247,26 @@ export class ObjectClient {
     patch: unknown,
     options: PatchCallOptions = {},
   ): Promise<T> {
-    return this.#write<T>('patch', gvr, key, patch, PATCH_TYPES[options.type ?? 'merge'], options);
+    return this.#patch<T>(gvr, key, patch, options);
   }
 
-  /** PATCHes an object's `status`. */
+  #patch<T extends KubeObject>(
+    gvr: ResourceOf<T>,
+    at: WriteTarget,
+    patch: unknown,
+    options: PatchCallOptions = {},
+  ): Promise<T> {
+    return this.#write<T>('patch', gvr, at, patch, PATCH_TYPES[options.type ?? 'merge'], options);
+  }
+
+  /** PATCHes an object's `status`: {@link patch} of the `status` subresource. */
   patchStatus<T extends KubeObject = KubeObject>(
     gvr: ResourceOf<T>,
     key: ObjectKey,
     patch: unknown,
-    options: PatchCallOptions = {},
+    options?: PatchCallOptions,
   ): Promise<T> {
-    const at = { ...key, subresource: 'status' } as const;
-    return this.#write<T>('patch', gvr, at, patch, PATCH_TYPES[options.type ?? 'merge'], options);
+    return this.#patch<T>(gvr, { ...key, subresource: 'status' }, patch, options);
   }
 
   /**

@@ -1,4 +1,4 @@
-export { defineKind, type DefineKindOptions, type Kind, kinds } from './kinds.js';
+export { type BuiltInKindModels, defineKind, type DefineKindOptions, type Kind, kinds } from './kinds.js';
 export { Manager, type ManagerLeaderElectionOptions, type ManagerOptions } from './manager.js';
 export type { ManagerControllerRingOptions } from './controllerRing.js';
 export type { CacheOptions, KindCachePolicy } from './cachePolicy.js';
@@ -23,6 +23,7 @@ export type {
   PatchOptions,
   RuntimeClient,
   WriteOptions,
+  WriteVerbs,
 } from './runtimeClient.js';
 export { setupSignalHandler } from './signals.js';
 export { type FinalizerHandlers, withFinalizer } from './finalizer.js';

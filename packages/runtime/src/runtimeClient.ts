@@ -14,6 +14,8 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** Default: the Manager's name. */
   fieldManager?: string;
+  /** Aborts the request. */
+  signal?: AbortSignal;
 }
 
 /** Options of {@link RuntimeClient.patch}. */
@@ -41,65 +43,47 @@ interface Signal {
 }
 
 /**
+ * The writes {@link RuntimeClient} and {@link ObjectWriter} share, over the key type `K` that names
+ * an existing object. Every failure is a `KinformerError` carrying the server's `Status`.
+ */
+export interface WriteVerbs<K> {
+  create<T extends KubeObject>(kind: Kind<T>, obj: T, options?: WriteOptions): Promise<T>;
+  /** A full replace, conditional on `obj.metadata.resourceVersion` when set (409 when stale). */
+  update<T extends KubeObject>(kind: Kind<T>, obj: T, options?: WriteOptions): Promise<T>;
+  /** Server-side apply of `obj` (a partial object: the fields this manager owns). */
+  apply<T extends KubeObject>(kind: Kind<T>, obj: T, options?: ApplyOptions): Promise<T>;
+  /** Replaces the `status` subresource. */
+  updateStatus<T extends KubeObject>(kind: Kind<T>, obj: T, options?: WriteOptions): Promise<T>;
+  patch<T extends KubeObject>(kind: Kind<T>, ref: K, patch: unknown, options?: PatchOptions): Promise<T>;
+  /** Patches the `status` subresource. */
+  patchStatus<T extends KubeObject>(
+    kind: Kind<T>,
+    ref: K,
+    patch: unknown,
+    options?: PatchOptions,
+  ): Promise<T>;
+}
+
+/**
  * The client a reconcile writes with (`ctx.client`): typed by {@link Kind}, every failure a
  * `KinformerError` carrying the server's `Status`. Every successful write is recorded in the
  * Manager's read-your-writes overlay, so the next reconcile's `ctx.object` (and
  * `mgr.lister(kind)`) see it even before the informer does.
  */
-export interface RuntimeClient {
+export interface RuntimeClient extends WriteVerbs<ObjectRef> {
   /** Reads from the API server (not the cache); `undefined` on 404. */
   get<T extends KubeObject>(kind: Kind<T>, ref: ObjectRef, options?: Signal): Promise<T | undefined>;
-  create<T extends KubeObject>(kind: Kind<T>, obj: T, options?: WriteOptions & Signal): Promise<T>;
-  /** A full replace, conditional on `obj.metadata.resourceVersion` when set (409 when stale). */
-  update<T extends KubeObject>(kind: Kind<T>, obj: T, options?: WriteOptions & Signal): Promise<T>;
-  patch<T extends KubeObject>(
-    kind: Kind<T>,
-    ref: ObjectRef,
-    patch: unknown,
-    options?: PatchOptions & Signal,
-  ): Promise<T>;
-  /** Server-side apply of `obj` (a partial object: the fields this manager owns). */
-  apply<T extends KubeObject>(kind: Kind<T>, obj: T, options?: ApplyOptions & Signal): Promise<T>;
-  /** Replaces the `status` subresource. */
-  updateStatus<T extends KubeObject>(kind: Kind<T>, obj: T, options?: WriteOptions & Signal): Promise<T>;
-  /** Patches the `status` subresource. */
-  patchStatus<T extends KubeObject>(
-    kind: Kind<T>,
-    ref: ObjectRef,
-    patch: unknown,
-    options?: PatchOptions & Signal,
-  ): Promise<T>;
   /** Deletes; resolves `false` when it was already gone (404). */
-  delete(kind: Kind, ref: ObjectRef, options?: DeleteOptions & Signal): Promise<boolean>;
+  delete(kind: Kind, ref: ObjectRef, options?: DeleteOptions): Promise<boolean>;
 }
 
 /**
  * The transport a {@link RuntimeClient} writes through: `@kinformer/client-node`'s `ObjectClient`
- * has this shape (tests may pass a fake). Every failure is a `KinformerError` with the server's Status.
+ * has this shape (tests may pass a fake).
  */
-export interface ObjectWriter {
-  get<T extends KubeObject>(gvr: Kind<T>, key: KeyOf, options?: Signal): Promise<T>;
-  create<T extends KubeObject>(gvr: Kind<T>, obj: T, options?: WriteOptions & Signal): Promise<T>;
-  update<T extends KubeObject>(gvr: Kind<T>, obj: T, options?: WriteOptions & Signal): Promise<T>;
-  updateStatus<T extends KubeObject>(gvr: Kind<T>, obj: T, options?: WriteOptions & Signal): Promise<T>;
-  patch<T extends KubeObject>(
-    gvr: Kind<T>,
-    key: KeyOf,
-    patch: unknown,
-    options?: PatchOptions & Signal,
-  ): Promise<T>;
-  patchStatus<T extends KubeObject>(
-    gvr: Kind<T>,
-    key: KeyOf,
-    patch: unknown,
-    options?: PatchOptions & Signal,
-  ): Promise<T>;
-  apply<T extends KubeObject>(gvr: Kind<T>, obj: T, options?: ApplyOptions & Signal): Promise<T>;
-  delete<T extends KubeObject>(
-    gvr: Kind<T>,
-    key: KeyOf,
-    options?: DeleteOptions & Signal,
-  ): Promise<T | Status>;
+export interface ObjectWriter extends WriteVerbs<KeyOf> {
+  get<T extends KubeObject>(kind: Kind<T>, key: KeyOf, options?: Signal): Promise<T>;
+  delete<T extends KubeObject>(kind: Kind<T>, key: KeyOf, options?: DeleteOptions): Promise<T | Status>;
 }
 
 /** `{ namespace?, name }` with no `undefined` namespace (what `ObjectClient` takes). */
