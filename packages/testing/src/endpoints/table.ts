@@ -39,6 +39,22 @@ function col(name: string, type: string, description = '', priority = 0, format 
 const NAME = col('Name', 'string', NAME_DESCRIPTION, 0, 'name');
 const AGE = col('Age', 'string', AGE_DESCRIPTION);
 
+/**
+ * A printer's columns (`printers.go`), a line each: `name | type | priority | description`; a line
+ * `Name` or `Age` is the standard column of that name.
+ */
+function columns(lines: string): TableColumn[] {
+  return lines
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [name = '', type = '', priority = '0', description = ''] = line.split('|').map((f) => f.trim());
+      if (name === 'Name' && type === '') return NAME;
+      if (name === 'Age' && type === '') return AGE;
+      return col(name, type, description, Number(priority));
+    });
+}
+
 /** `duration.HumanDuration` (apimachinery `util/duration`), what printers show as an age. */
 export function humanDuration(ms: number): string {
   const seconds = Math.floor(ms / 1000);
@@ -177,36 +193,17 @@ function containersOf(template: unknown): JsonObject[] {
 /** The printers of `printers.go` for the built-in kinds the server knows best. */
 const PRINTERS: Record<string, Printer> = {
   '/pods': {
-    columns: [
-      NAME,
-      col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
-      col('Status', 'string', 'The aggregate status of the containers in this pod.'),
-      col(
-        'Restarts',
-        'string',
-        'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
-      ),
-      AGE,
-      col(
-        'IP',
-        'string',
-        'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.',
-        1,
-      ),
-      col('Node', 'string', 'NodeName is a request to schedule this pod onto a specific node.', 1),
-      col(
-        'Nominated Node',
-        'string',
-        'nominatedNodeName is set when this pod preempts other pods on the node.',
-        1,
-      ),
-      col(
-        'Readiness Gates',
-        'string',
-        'If specified, all readiness gates will be evaluated for pod readiness.',
-        1,
-      ),
-    ],
+    columns: columns(`
+      Name
+      Ready           | string  | 0 | The aggregate readiness state of this pod for accepting traffic.
+      Status          | string  | 0 | The aggregate status of the containers in this pod.
+      Restarts        | string  | 0 | The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.
+      Age
+      IP              | string  | 1 | IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.
+      Node            | string  | 1 | NodeName is a request to schedule this pod onto a specific node.
+      Nominated Node  | string  | 1 | nominatedNodeName is set when this pod preempts other pods on the node.
+      Readiness Gates | string  | 1 | If specified, all readiness gates will be evaluated for pod readiness.
+    `),
     cells(pod, now) {
       const [ready, status, restarts] = podCells(pod);
       const spec = rec(pod.spec);
@@ -230,29 +227,16 @@ const PRINTERS: Record<string, Printer> = {
     },
   },
   'apps/deployments': {
-    columns: [
-      NAME,
-      col('Ready', 'string', 'Number of the pod with ready state'),
-      col(
-        'Up-to-date',
-        'integer',
-        'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
-      ),
-      col(
-        'Available',
-        'integer',
-        'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
-      ),
-      AGE,
-      col('Containers', 'string', 'Names of each container in the template.', 1),
-      col('Images', 'string', 'Images referenced by each container in the template.', 1),
-      col(
-        'Selector',
-        'string',
-        'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
-        1,
-      ),
-    ],
+    columns: columns(`
+      Name
+      Ready      | string  | 0 | Number of the pod with ready state
+      Up-to-date | integer | 0 | Total number of non-terminated pods targeted by this deployment that have the desired template spec.
+      Available  | integer | 0 | Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.
+      Age
+      Containers | string  | 1 | Names of each container in the template.
+      Images     | string  | 1 | Images referenced by each container in the template.
+      Selector   | string  | 1 | Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.
+    `),
     cells(d, now) {
       const spec = rec(d.spec);
       const st = rec(d.status);
@@ -271,41 +255,32 @@ const PRINTERS: Record<string, Printer> = {
     },
   },
   '/configmaps': {
-    columns: [NAME, col('Data', 'integer', 'Data contains the configuration data.'), AGE],
+    columns: columns(`
+      Name
+      Data | integer | 0 | Data contains the configuration data.
+      Age
+    `),
     cells: (cm, now) => [text(rec(cm.metadata).name), count(cm.data) + count(cm.binaryData), age(cm, now)],
   },
   '/secrets': {
-    columns: [
-      NAME,
-      col('Type', 'string', 'Used to facilitate programmatic handling of secret data.'),
-      col('Data', 'integer', 'Data contains the secret data.'),
-      AGE,
-    ],
+    columns: columns(`
+      Name
+      Type | string  | 0 | Used to facilitate programmatic handling of secret data.
+      Data | integer | 0 | Data contains the secret data.
+      Age
+    `),
     cells: (s, now) => [text(rec(s.metadata).name), text(s.type), count(s.data), age(s, now)],
   },
   '/services': {
-    columns: [
-      NAME,
-      col('Type', 'string', 'type determines how the Service is exposed.'),
-      col(
-        'Cluster-IP',
-        'string',
-        'clusterIP is the IP address of the service and is usually assigned randomly.',
-      ),
-      col(
-        'External-IP',
-        'string',
-        'externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.',
-      ),
-      col('Port(s)', 'string', 'The list of ports that are exposed by this service.'),
-      AGE,
-      col(
-        'Selector',
-        'string',
-        'Route service traffic to pods with label keys and values matching this selector.',
-        1,
-      ),
-    ],
+    columns: columns(`
+      Name
+      Type        | string  | 0 | type determines how the Service is exposed.
+      Cluster-IP  | string  | 0 | clusterIP is the IP address of the service and is usually assigned randomly.
+      External-IP | string  | 0 | externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.
+      Port(s)     | string  | 0 | The list of ports that are exposed by this service.
+      Age
+      Selector    | string  | 1 | Route service traffic to pods with label keys and values matching this selector.
+    `),
     cells(svc, now) {
       const spec = rec(svc.spec);
       return [
@@ -320,37 +295,26 @@ const PRINTERS: Record<string, Printer> = {
     },
   },
   '/namespaces': {
-    columns: [NAME, col('Status', 'string', 'The status of the namespace'), AGE],
+    columns: columns(`
+      Name
+      Status | string  | 0 | The status of the namespace
+      Age
+    `),
     cells: (ns, now) => [text(rec(ns.metadata).name), text(rec(ns.status).phase), age(ns, now)],
   },
   '/nodes': {
-    columns: [
-      NAME,
-      col('Status', 'string', 'The status of the node'),
-      col('Roles', 'string', 'The roles of the node'),
-      AGE,
-      col('Version', 'string', 'Kubelet Version reported by the node.'),
-      col('Internal-IP', 'string', 'List of addresses reachable to the node.', 1),
-      col('External-IP', 'string', 'List of addresses reachable to the node.', 1),
-      col(
-        'OS-Image',
-        'string',
-        'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).',
-        1,
-      ),
-      col(
-        'Kernel-Version',
-        'string',
-        'Kernel Version reported by the node from `uname -r` (e.g. 3.16.0-0.bpo.4-amd64).',
-        1,
-      ),
-      col(
-        'Container-Runtime',
-        'string',
-        'Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2).',
-        1,
-      ),
-    ],
+    columns: columns(`
+      Name
+      Status            | string  | 0 | The status of the node
+      Roles             | string  | 0 | The roles of the node
+      Age
+      Version           | string  | 0 | Kubelet Version reported by the node.
+      Internal-IP       | string  | 1 | List of addresses reachable to the node.
+      External-IP       | string  | 1 | List of addresses reachable to the node.
+      OS-Image          | string  | 1 | OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).
+      Kernel-Version    | string  | 1 | Kernel Version reported by the node from \`uname -r\` (e.g. 3.16.0-0.bpo.4-amd64).
+      Container-Runtime | string  | 1 | Container runtime version reported by the node through runtime remote API (e.g. containerd://1.4.2).
+    `),
     cells(node, now) {
       const info = rec(rec(node.status).nodeInfo);
       const or = (v: unknown): string => (orNone(text(v)) === '<none>' ? '<unknown>' : text(v));
