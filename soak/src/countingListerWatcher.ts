@@ -1,12 +1,7 @@
 import { isKinformerError } from '@kinformer/core';
 import type { KubeList, KubeObject } from '@kinformer/core';
-import type {
-  ListerWatcher,
-  ListOptions,
-  RequestContext,
-  WatchEvent,
-  WatchOptions,
-} from '@kinformer/reflector';
+import type { ListerWatcher, ListOptions, RequestContext } from '@kinformer/reflector';
+import type { WatchEvent, WatchOptions } from '@kinformer/reflector';
 import type { ContinueTrap } from './faultScheduler.js';
 
 /** What one informer's ListerWatcher was asked and what it got (the reflector's view of the faults). */

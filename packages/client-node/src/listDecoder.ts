@@ -286,12 +286,12 @@ export class ListDecoder<T> {
     }
     while (i < n) {
       if (inString) {
-        const q = closingQuote(buf, i, n);
-        if (q >= n) {
-          this.wholeEscaped = q > n;
+        // Past the closing quote; past the chunk while the string goes on (n + 2 after a backslash).
+        i = closingQuote(buf, i, n) + 1;
+        if (i > n) {
+          this.wholeEscaped = i > n + 1;
           break;
         }
-        i = q + 1;
         inString = false;
         continue;
       }

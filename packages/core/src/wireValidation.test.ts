@@ -1,11 +1,6 @@
 import { ErrorCodes, isKinformerError } from './errors.js';
-import {
-  jsonNestingExceeds,
-  MAX_OBJECT_DEPTH,
-  objectDepth,
-  objectTooDeepError,
-  validateResourceVersion,
-} from './wireValidation.js';
+import { jsonNestingExceeds, MAX_OBJECT_DEPTH, objectDepth } from './wireValidation.js';
+import { objectTooDeepError, validateResourceVersion } from './wireValidation.js';
 
 function nested(depth: number): string {
   return '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);

@@ -1,11 +1,6 @@
 import { parseShardSelector, type KubeList, type KubeObject, type ShardSelector } from '@kinformer/core';
-import type {
-  ListerWatcher,
-  ListOptions,
-  RequestContext,
-  WatchEvent,
-  WatchOptions,
-} from './listerWatcher.js';
+import type { ListerWatcher, ListOptions, RequestContext } from './listerWatcher.js';
+import type { WatchEvent, WatchOptions } from './listerWatcher.js';
 import type { ReflectorStats } from './reflectorOptions.js';
 
 /**

@@ -2,15 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import {
-  ErrorCodes,
-  KinformerError,
-  realClock,
-  type Clock,
-  type KubeObject,
-  type Logger,
-  type ObjectMeta,
-} from '@kinformer/core';
+import { ErrorCodes, KinformerError, realClock } from '@kinformer/core';
+import type { Clock, KubeObject, Logger, ObjectMeta } from '@kinformer/core';
 import { componentLogger } from '@kinformer/core/internal';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
