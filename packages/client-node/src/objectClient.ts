@@ -259,7 +259,7 @@ export class ObjectClient {
     return this.#write<T>('patch', gvr, at, patch, PATCH_TYPES[options.type ?? 'merge'], options);
   }
 
-  /** PATCHes an object's `status`: {@link patch} of the `status` subresource. */
+  /** PATCHes an object's `status` subresource (merge patch unless `type` says otherwise). */
   patchStatus<T extends KubeObject = KubeObject>(
     gvr: ResourceOf<T>,
     key: ObjectKey,
