@@ -22,6 +22,10 @@ function fnv1a64Reference(value: string): string {
 
 const ZERO = '0x0000000000000000';
 const HALF = '0x8000000000000000';
+const TWO_TO_64 = '0x10000000000000000';
+/** `shardRange(object.metadata.uid, 'start', 'end')`, each of `ranges` so, joined with ` || `. */
+const uidRanges = (...ranges: Array<[string, string]>): string =>
+  ranges.map(([start, end]) => `shardRange(object.metadata.uid, '${start}', '${end}')`).join(' || ');
 
 describe('shardHash (apimachinery HashField: FNV-1a 64)', () => {
   it('matches the published FNV-1a 64 test vectors', () => {
@@ -41,34 +45,23 @@ describe('shardHash (apimachinery HashField: FNV-1a 64)', () => {
 });
 
 describe('parseShardSelector (k8s.io/apiserver/pkg/sharding parser_test.go cases)', () => {
+  const THREE: Array<[string, string]> = [
+    [ZERO, '0x0000000000000005'],
+    ['0x0000000000000005', '0x000000000000000a'],
+    ['0x000000000000000a', '0x000000000000000f'],
+  ];
   const valid: Array<[string, string, Array<[string, string]>]> = [
-    [
-      'single requirement with uid',
-      "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
-      [[ZERO, HALF]],
-    ],
-    [
-      'full range with 2^64 end',
-      "shardRange(object.metadata.uid, '0x0000000000000000', '0x10000000000000000')",
-      [[ZERO, SHARD_HASH_SPACE_END]],
-    ],
+    ['single requirement with uid', uidRanges([ZERO, HALF]), [[ZERO, HALF]]],
+    ['full range with 2^64 end', uidRanges([ZERO, TWO_TO_64]), [[ZERO, SHARD_HASH_SPACE_END]]],
     [
       'two requirements with ||',
-      "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') || shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')",
+      uidRanges([ZERO, HALF], [HALF, TWO_TO_64]),
       [
         [ZERO, HALF],
         [HALF, SHARD_HASH_SPACE_END],
       ],
     ],
-    [
-      'three requirements with ||',
-      "shardRange(object.metadata.uid, '0x0000000000000000', '0x0000000000000005') || shardRange(object.metadata.uid, '0x0000000000000005', '0x000000000000000a') || shardRange(object.metadata.uid, '0x000000000000000a', '0x000000000000000f')",
-      [
-        [ZERO, '0x0000000000000005'],
-        ['0x0000000000000005', '0x000000000000000a'],
-        ['0x000000000000000a', '0x000000000000000f'],
-      ],
-    ],
+    ['three requirements with ||', uidRanges(...THREE), THREE],
     [
       'no spaces',
       "shardRange(object.metadata.uid,'0x0000000000000000','0x8000000000000000')",

@@ -1,9 +1,5 @@
-import {
-  parseShardSelector,
-  shardSelectorFromRanges,
-  splitHashSpace,
-  type KubeObject,
-} from '@kinformer/core';
+import { parseShardSelector, shardSelectorFromRanges, splitHashSpace } from '@kinformer/core';
+import type { KubeObject } from '@kinformer/core';
 import { FakeApiServer } from '../index.js';
 import { serverPod } from '@kinformer/test-tools';
 import { request, WatchReader, closeAfterEach } from '../wire.test.helpers.js';
