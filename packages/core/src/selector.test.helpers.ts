@@ -1,4 +1,4 @@
-import { KinformerError } from './errors.js';
+import { ErrorCodes, KinformerError } from './errors.js';
 
 /** What `fn` threw, checked to be a `KinformerError` (fails the test when it throws nothing). */
 export function thrown(fn: () => unknown): KinformerError {
@@ -9,6 +9,13 @@ export function thrown(fn: () => unknown): KinformerError {
     return err as KinformerError;
   }
   throw new Error('expected a KinformerError');
+}
+
+/** What `fn` threw, checked to be a `KinformerError` with code `ERR_INVALID_SELECTOR`. */
+export function invalidSelector(fn: () => unknown): KinformerError {
+  const err = thrown(fn);
+  expect(err.code).toBe(ErrorCodes.INVALID_SELECTOR);
+  return err;
 }
 
 /** Asserts that `parse(selector.toString())` equals `selector` and that the canonical text is a fixed point. */
