@@ -76,10 +76,24 @@ class StubInformer implements MeasuredInformer {
 }
 
 /** The value of one series in the registry's text output, or undefined when absent. */
-async function sample(registry: Registry, series: string): Promise<number | undefined> {
-  const text = await registry.metrics();
+/** The value of `series` in a Prometheus text body, or undefined when it is not there. */
+function valueIn(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+async function sample(registry: Registry, series: string): Promise<number | undefined> {
+  return valueIn(await registry.metrics(), series);
+}
+
+/** Asserts the value of each series (undefined: absent) in one scrape, as one comparison. */
+async function expectSamples(
+  registry: Registry,
+  expected: Record<string, number | undefined>,
+): Promise<void> {
+  const text = await registry.metrics();
+  const actual = Object.fromEntries(Object.keys(expected).map((series) => [series, valueIn(text, series)]));
+  expect(actual).toEqual(expected);
 }
 
 describe('KinformerMetrics', () => {
@@ -90,30 +104,32 @@ describe('KinformerMetrics', () => {
     metrics.addInformer(pods);
     const gvr = 'name="deployments.v1.apps",group="apps",version="v1",resource="deployments"';
     const name = 'name="deployments.v1.apps"';
-
-    expect(await sample(registry, `informer_queued_items{${gvr}}`)).toBe(6);
-    expect(await sample(registry, `informer_store_resource_version{${gvr}}`)).toBe(12345);
-    expect(await sample(registry, `reflector_lists_total{${name}}`)).toBe(3);
-    expect(await sample(registry, `reflector_watches_total{${name}}`)).toBe(7);
-    expect(await sample(registry, `reflector_short_watches_total{${name}}`)).toBe(1);
-    expect(await sample(registry, `reflector_last_resource_version{${name}}`)).toBe(12345);
-    expect(await sample(registry, `kinformer_reflector_relists_total{${name}}`)).toBe(2);
-    expect(await sample(registry, `kinformer_reflector_expired_total{${name}}`)).toBe(1);
-    expect(await sample(registry, `kinformer_reflector_watch_restarts_total{${name}}`)).toBe(4);
-    expect(await sample(registry, `kinformer_reflector_backoffs_total{${name}}`)).toBe(2);
-    expect(await sample(registry, `kinformer_reflector_backoff_seconds_total{${name}}`)).toBe(1.5);
-    expect(await sample(registry, `kinformer_informer_synced{${name}}`)).toBe(1);
-    expect(await sample(registry, `kinformer_informer_watching{${name}}`)).toBe(1);
-    expect(await sample(registry, `kinformer_informer_cache_objects{${name}}`)).toBe(42);
-    expect(await sample(registry, `kinformer_informer_events_total{${name},type="add"}`)).toBe(100);
-    expect(await sample(registry, `kinformer_informer_events_total{${name},type="update"}`)).toBe(40);
-    expect(await sample(registry, `kinformer_informer_events_total{${name},type="delete"}`)).toBe(10);
     const handler = `${name},handler="byNode"`;
-    expect(await sample(registry, `kinformer_informer_handler_notifications_total{${handler}}`)).toBe(150);
-    expect(await sample(registry, `kinformer_informer_handler_errors_total{${handler}}`)).toBe(2);
-    expect(await sample(registry, `kinformer_informer_handler_busy_seconds_total{${handler}}`)).toBe(1.5);
-    expect(await sample(registry, `kinformer_informer_handler_max_latency_seconds{${handler}}`)).toBe(0.25);
-    expect(await sample(registry, `kinformer_informer_handler_buffer_depth{${handler}}`)).toBe(3);
+
+    await expectSamples(registry, {
+      [`informer_queued_items{${gvr}}`]: 6,
+      [`informer_store_resource_version{${gvr}}`]: 12345,
+      [`reflector_lists_total{${name}}`]: 3,
+      [`reflector_watches_total{${name}}`]: 7,
+      [`reflector_short_watches_total{${name}}`]: 1,
+      [`reflector_last_resource_version{${name}}`]: 12345,
+      [`kinformer_reflector_relists_total{${name}}`]: 2,
+      [`kinformer_reflector_expired_total{${name}}`]: 1,
+      [`kinformer_reflector_watch_restarts_total{${name}}`]: 4,
+      [`kinformer_reflector_backoffs_total{${name}}`]: 2,
+      [`kinformer_reflector_backoff_seconds_total{${name}}`]: 1.5,
+      [`kinformer_informer_synced{${name}}`]: 1,
+      [`kinformer_informer_watching{${name}}`]: 1,
+      [`kinformer_informer_cache_objects{${name}}`]: 42,
+      [`kinformer_informer_events_total{${name},type="add"}`]: 100,
+      [`kinformer_informer_events_total{${name},type="update"}`]: 40,
+      [`kinformer_informer_events_total{${name},type="delete"}`]: 10,
+      [`kinformer_informer_handler_notifications_total{${handler}}`]: 150,
+      [`kinformer_informer_handler_errors_total{${handler}}`]: 2,
+      [`kinformer_informer_handler_busy_seconds_total{${handler}}`]: 1.5,
+      [`kinformer_informer_handler_max_latency_seconds{${handler}}`]: 0.25,
+      [`kinformer_informer_handler_buffer_depth{${handler}}`]: 3,
+    });
     expect(await registry.metrics()).toContain('# TYPE reflector_lists_total counter');
     expect(await registry.metrics()).toContain('# TYPE informer_queued_items gauge');
 
@@ -122,10 +138,12 @@ describe('KinformerMetrics', () => {
     pods.watching = false;
     pods.informerStats = { ...pods.informerStats, queueDepth: 0 };
     pods.reflector = reflectorStats({ lists: 4 });
-    expect(await sample(registry, `kinformer_informer_synced{${name}}`)).toBe(0);
-    expect(await sample(registry, `kinformer_informer_watching{${name}}`)).toBe(0);
-    expect(await sample(registry, `informer_queued_items{${gvr}}`)).toBe(0);
-    expect(await sample(registry, `reflector_lists_total{${name}}`)).toBe(4);
+    await expectSamples(registry, {
+      [`kinformer_informer_synced{${name}}`]: 0,
+      [`kinformer_informer_watching{${name}}`]: 0,
+      [`informer_queued_items{${gvr}}`]: 0,
+      [`reflector_lists_total{${name}}`]: 4,
+    });
   });
 
   it('leaves out what an informer cannot tell yet, and drops a removed informer from the next scrape', async () => {
@@ -213,14 +231,15 @@ describe('KinformerMetrics', () => {
     clock.advance(500);
     queue.done('a');
     queue.addRateLimited('a');
-    const q = 'name="pods"';
-    expect(await sample(registry, `workqueue_adds_total{${q}}`)).toBe(2);
-    expect(await sample(registry, `workqueue_depth{${q}}`)).toBe(1);
-    expect(await sample(registry, `workqueue_retries_total{${q}}`)).toBe(1);
-    expect(await sample(registry, `workqueue_queue_duration_seconds_count{${q}}`)).toBe(1);
-    expect(await sample(registry, `workqueue_queue_duration_seconds_sum{${q}}`)).toBe(2);
-    expect(await sample(registry, `workqueue_work_duration_seconds_sum{${q}}`)).toBe(0.5);
-    expect(await sample(registry, `workqueue_work_duration_seconds_bucket{le="1",${q}}`)).toBe(1);
+    await expectSamples(registry, {
+      'workqueue_adds_total{name="pods"}': 2,
+      'workqueue_depth{name="pods"}': 1,
+      'workqueue_retries_total{name="pods"}': 1,
+      'workqueue_queue_duration_seconds_count{name="pods"}': 1,
+      'workqueue_queue_duration_seconds_sum{name="pods"}': 2,
+      'workqueue_work_duration_seconds_sum{name="pods"}': 0.5,
+      'workqueue_work_duration_seconds_bucket{le="1",name="pods"}': 1,
+    });
     const text = await registry.metrics();
     expect(text).toContain('# TYPE workqueue_unfinished_work_seconds gauge');
     expect(text).toContain('# TYPE workqueue_longest_running_processor_seconds gauge');
