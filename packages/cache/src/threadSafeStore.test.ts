@@ -1,19 +1,10 @@
 import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { thrown } from '@kinformer/test-tools';
 import type { KubeObject } from '@kinformer/core';
 import type { IndexFunc } from './store.js';
 import { ThreadSafeStore } from './threadSafeStore.js';
 
 const sorted = (values: string[]): string[] => [...values].sort();
-
-function caught(fn: () => unknown): KinformerError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof KinformerError) return err;
-    throw err;
-  }
-  throw new Error('expected a KinformerError, nothing was thrown');
-}
 
 interface Obj extends KubeObject {
   spec?: { values?: string[]; poison?: boolean };
@@ -178,7 +169,7 @@ describe('ThreadSafeStore unknown indexes', () => {
       () => store.indexKeys('missing', 'x'),
       () => store.index('missing', obj('a')),
     ]) {
-      const err = caught(call);
+      const err = thrown(call);
       expect(err.code).toBe(ErrorCodes.INDEX);
       expect(err.message).toBe('Index with name missing does not exist');
     }
@@ -205,7 +196,7 @@ describe('ThreadSafeStore addIndexers', () => {
   it('rejects a name that already exists with ERR_INDEX "indexer conflict" and changes nothing', () => {
     const store = new ThreadSafeStore<Obj>({ v: byValues });
     store.add('a', obj('a', '1', ['x']));
-    const err = caught(() => store.addIndexers({ other: byNamespace, v: byNamespace }));
+    const err = thrown(() => store.addIndexers({ other: byNamespace, v: byNamespace }));
     expect(err.code).toBe(ErrorCodes.INDEX);
     expect(err.message).toBe('indexer conflict: v');
     expect(Object.keys(store.getIndexers())).toEqual(['v']);
@@ -230,7 +221,7 @@ describe('ThreadSafeStore addIndexers', () => {
       if (o.spec?.poison === true) throw new Error('boom');
       return ['ok'];
     };
-    const err = caught(() => store.addIndexers({ fine: byValues, poisoned }));
+    const err = thrown(() => store.addIndexers({ fine: byValues, poisoned }));
     expect(err.code).toBe(ErrorCodes.INDEX_FUNC);
     expect(err.message).toContain('"poisoned"');
     expect(err.message).toContain('"bad"');
@@ -275,7 +266,7 @@ describe('ThreadSafeStore atomic writes', () => {
     store.add('a', obj('a', '1', ['x']));
     const before = snapshot(store);
 
-    const err = caught(() =>
+    const err = thrown(() =>
       store.update('a', { ...obj('a', '2', ['y']), spec: { values: ['y'], poison: true } }),
     );
     expect(err.code).toBe(ErrorCodes.INDEX_FUNC);
@@ -320,7 +311,7 @@ describe('ThreadSafeStore atomic writes', () => {
 
   it('rejects index functions that return something other than an array of strings', () => {
     const notArray = new ThreadSafeStore<Obj>({ bad: (() => 'x') as unknown as IndexFunc<Obj> });
-    const err = caught(() => notArray.add('a', obj('a')));
+    const err = thrown(() => notArray.add('a', obj('a')));
     expect(err.code).toBe(ErrorCodes.INDEX_FUNC);
     expect(err.message).toBe('index function "bad" failed for key "a": it did not return an array');
     expect(notArray.size()).toBe(0);
@@ -339,7 +330,7 @@ describe('ThreadSafeStore atomic writes', () => {
       ['b', obj('b', '2', ['y'])],
       ['c', { ...obj('c', '2'), spec: { poison: true } }],
     ]);
-    const err = caught(() => store.replace(items, '10'));
+    const err = thrown(() => store.replace(items, '10'));
     expect(err.code).toBe(ErrorCodes.INDEX_FUNC);
     expect(err.details).toEqual({ index: 'poisonable', key: 'c' });
     expect(snapshot(store)).toEqual(before);
@@ -355,7 +346,7 @@ describe('ThreadSafeStore atomic writes', () => {
     });
     store.add('a', obj('a', '1'));
     reenter = () => store.add('x', obj('x', '1'));
-    const err = caught(() => store.add('b', obj('b', '1')));
+    const err = thrown(() => store.add('b', obj('b', '1')));
     expect(err.code).toBe(ErrorCodes.INDEX_FUNC);
     expect(sorted(store.listKeys())).toEqual(['a']);
     reenter = undefined;

@@ -1,4 +1,5 @@
 import { ErrorCodes, KinformerError } from '@kinformer/core';
+import { thrown } from '@kinformer/test-tools';
 import type { KubeObject } from '@kinformer/core';
 import { newIndexer, newStore } from './cache.js';
 import type { IndexFunc } from './store.js';
@@ -8,16 +9,6 @@ import type { ThreadSafeStoreTransaction, Transaction } from './transaction.js';
 
 // Ports of client-go's TestCacheTransactionShouldIndexErrors (store_test.go) and the transaction part
 // of TestThreadSafeStoreRV (thread_safe_store_test.go), plus kinformer's own transaction tests.
-
-function caught(fn: () => unknown): TransactionError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof TransactionError) return err;
-    throw err;
-  }
-  throw new Error('expected a TransactionError, nothing was thrown');
-}
 
 interface Obj extends KubeObject {
   spec?: { group?: string; poison?: boolean };
@@ -56,7 +47,7 @@ describe('store.transaction reports the entries it could not key (TestCacheTrans
 
   it('txn all fail objects should work', () => {
     const store = newStore<number>(keyFunc);
-    const err = caught(() => store.transaction(txnsOf([failObj1, failObj2])));
+    const err = thrown(() => store.transaction(txnsOf([failObj1, failObj2])), TransactionError);
     expect(err.successfulIndices).toEqual([]);
     expect(err.totalTransactions).toBe(2);
     expect(err.errors).toHaveLength(2);
@@ -67,7 +58,10 @@ describe('store.transaction reports the entries it could not key (TestCacheTrans
 
   it('txn mix success and fail objects should work', () => {
     const store = newStore<number>(keyFunc);
-    const err = caught(() => store.transaction(txnsOf([successObj1, failObj1, successObj2, failObj2])));
+    const err = thrown(
+      () => store.transaction(txnsOf([successObj1, failObj1, successObj2, failObj2])),
+      TransactionError,
+    );
     expect(err.successfulIndices).toEqual([0, 2]);
     expect(err.totalTransactions).toBe(4);
     expect(err.errors.map((e) => (e as KinformerError).code)).toEqual([
@@ -116,12 +110,14 @@ describe('ThreadSafeStore.transaction', () => {
   it('skips an entry whose index function throws, applies the others, then throws a TransactionError', () => {
     const store = new ThreadSafeStore<Obj>({ byGroup });
     store.add('a', obj('a', '1', 'g1'));
-    const err = caught(() =>
-      store.transaction([
-        { type: 'Update', object: obj('a', '2', 'g2'), key: 'a' },
-        { type: 'Add', object: obj('b', '3', undefined, true), key: 'b' },
-        { type: 'Add', object: obj('c', '4', 'g2'), key: 'c' },
-      ]),
+    const err = thrown(
+      () =>
+        store.transaction([
+          { type: 'Update', object: obj('a', '2', 'g2'), key: 'a' },
+          { type: 'Add', object: obj('b', '3', undefined, true), key: 'b' },
+          { type: 'Add', object: obj('c', '4', 'g2'), key: 'c' },
+        ]),
+      TransactionError,
     );
     expect(err.successfulIndices).toEqual([0, 2]);
     expect(err.totalTransactions).toBe(3);
@@ -134,8 +130,9 @@ describe('ThreadSafeStore.transaction', () => {
 
   it('skips an entry of unknown type with ERR_INVALID_OPTION', () => {
     const store = new ThreadSafeStore<Obj>();
-    const err = caught(() =>
-      store.transaction([{ type: 'Upsert' as 'Add', object: obj('a', '1'), key: 'a' }]),
+    const err = thrown(
+      () => store.transaction([{ type: 'Upsert' as 'Add', object: obj('a', '1'), key: 'a' }]),
+      TransactionError,
     );
     expect(err.successfulIndices).toEqual([]);
     expect((err.errors[0] as KinformerError).code).toBe(ErrorCodes.INVALID_OPTION);
@@ -149,8 +146,9 @@ describe('ThreadSafeStore.transaction', () => {
         return [];
       },
     });
-    const err = caught(() =>
-      store.transaction([{ type: 'Add', object: obj('a', '1', undefined, true), key: 'a' }]),
+    const err = thrown(
+      () => store.transaction([{ type: 'Add', object: obj('a', '1', undefined, true), key: 'a' }]),
+      TransactionError,
     );
     expect((err.errors[0] as KinformerError).code).toBe(ErrorCodes.INDEX_FUNC);
     store.transaction([{ type: 'Add', object: obj('b', '2'), key: 'b' }]);
@@ -176,13 +174,15 @@ describe('indexer.transaction', () => {
   it('reports key and index failures together, in entry order, with the positions of the applied entries', () => {
     const indexer = newIndexer<Obj>(undefined, { byGroup });
     const unkeyable = { metadata: {} } as Obj;
-    const err = caught(() =>
-      indexer.transaction([
-        { type: 'Add', object: obj('a', '1', 'g1') },
-        { type: 'Add', object: obj('b', '2', undefined, true) }, // index function throws
-        { type: 'Add', object: unkeyable }, // key function throws
-        { type: 'Add', object: obj('c', '3', 'g1') },
-      ]),
+    const err = thrown(
+      () =>
+        indexer.transaction([
+          { type: 'Add', object: obj('a', '1', 'g1') },
+          { type: 'Add', object: obj('b', '2', undefined, true) }, // index function throws
+          { type: 'Add', object: unkeyable }, // key function throws
+          { type: 'Add', object: obj('c', '3', 'g1') },
+        ]),
+      TransactionError,
     );
     expect(err.successfulIndices).toEqual([0, 3]);
     expect(err.totalTransactions).toBe(4);

@@ -21,6 +21,22 @@ export async function kinformerRejection(promise: Promise<unknown>): Promise<Kin
 }
 
 /**
+ * What `fn` throws, checked to be a `type` (default {@link KinformerError}); fails the test when `fn`
+ * returns, and rethrows an error of another type.
+ */
+export function thrown(fn: () => unknown): KinformerError;
+export function thrown<E>(fn: () => unknown, type: new (...args: never[]) => E): E;
+export function thrown(fn: () => unknown, type: new (...args: never[]) => unknown = KinformerError): unknown {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof type) return err;
+    throw err;
+  }
+  throw new Error(`expected a ${type.name}, nothing was thrown`);
+}
+
+/**
  * The error and its `cause` chain, outermost first, at most ten deep (client-node wraps fetch's
  * TypeError around a TLS or socket error, which wraps Node's own).
  */

@@ -7,7 +7,7 @@ export { captureLogs, LEVEL } from './logs.js';
 export { noBackoff, RecordingBackoff } from './backoff.js';
 export { deferred, prng } from './control.js';
 export { collect } from './streams.js';
-export { causeChain, kinformerRejection, rejection } from './errors.js';
+export { causeChain, kinformerRejection, rejection, thrown } from './errors.js';
 export type { RecordingLeaderCallbacks } from './leadership.js';
 export { LeadershipRecorder } from './leadership.js';
 export type { LoggingHandler } from './handlers.js';
