@@ -10,6 +10,9 @@ import type { ThreadSafeStoreTransaction, Transaction } from './transaction.js';
 // Ports of client-go's TestCacheTransactionShouldIndexErrors (store_test.go) and the transaction part
 // of TestThreadSafeStoreRV (thread_safe_store_test.go), plus kinformer's own transaction tests.
 
+/** The {@link TransactionError} `fn` throws. */
+const transactionError = (fn: () => unknown): TransactionError => thrown(fn, TransactionError);
+
 interface Obj extends KubeObject {
   spec?: { group?: string; poison?: boolean };
 }
@@ -47,7 +50,7 @@ describe('store.transaction reports the entries it could not key (TestCacheTrans
 
   it('txn all fail objects should work', () => {
     const store = newStore<number>(keyFunc);
-    const err = thrown(() => store.transaction(txnsOf([failObj1, failObj2])), TransactionError);
+    const err = transactionError(() => store.transaction(txnsOf([failObj1, failObj2])));
     expect(err.successfulIndices).toEqual([]);
     expect(err.totalTransactions).toBe(2);
     expect(err.errors).toHaveLength(2);
@@ -58,9 +61,8 @@ describe('store.transaction reports the entries it could not key (TestCacheTrans
 
   it('txn mix success and fail objects should work', () => {
     const store = newStore<number>(keyFunc);
-    const err = thrown(
-      () => store.transaction(txnsOf([successObj1, failObj1, successObj2, failObj2])),
-      TransactionError,
+    const err = transactionError(() =>
+      store.transaction(txnsOf([successObj1, failObj1, successObj2, failObj2])),
     );
     expect(err.successfulIndices).toEqual([0, 2]);
     expect(err.totalTransactions).toBe(4);
@@ -110,14 +112,12 @@ describe('ThreadSafeStore.transaction', () => {
   it('skips an entry whose index function throws, applies the others, then throws a TransactionError', () => {
     const store = new ThreadSafeStore<Obj>({ byGroup });
     store.add('a', obj('a', '1', 'g1'));
-    const err = thrown(
-      () =>
-        store.transaction([
-          { type: 'Update', object: obj('a', '2', 'g2'), key: 'a' },
-          { type: 'Add', object: obj('b', '3', undefined, true), key: 'b' },
-          { type: 'Add', object: obj('c', '4', 'g2'), key: 'c' },
-        ]),
-      TransactionError,
+    const err = transactionError(() =>
+      store.transaction([
+        { type: 'Update', object: obj('a', '2', 'g2'), key: 'a' },
+        { type: 'Add', object: obj('b', '3', undefined, true), key: 'b' },
+        { type: 'Add', object: obj('c', '4', 'g2'), key: 'c' },
+      ]),
     );
     expect(err.successfulIndices).toEqual([0, 2]);
     expect(err.totalTransactions).toBe(3);
@@ -130,9 +130,8 @@ describe('ThreadSafeStore.transaction', () => {
 
   it('skips an entry of unknown type with ERR_INVALID_OPTION', () => {
     const store = new ThreadSafeStore<Obj>();
-    const err = thrown(
-      () => store.transaction([{ type: 'Upsert' as 'Add', object: obj('a', '1'), key: 'a' }]),
-      TransactionError,
+    const err = transactionError(() =>
+      store.transaction([{ type: 'Upsert' as 'Add', object: obj('a', '1'), key: 'a' }]),
     );
     expect(err.successfulIndices).toEqual([]);
     expect((err.errors[0] as KinformerError).code).toBe(ErrorCodes.INVALID_OPTION);
@@ -146,9 +145,8 @@ describe('ThreadSafeStore.transaction', () => {
         return [];
       },
     });
-    const err = thrown(
-      () => store.transaction([{ type: 'Add', object: obj('a', '1', undefined, true), key: 'a' }]),
-      TransactionError,
+    const err = transactionError(() =>
+      store.transaction([{ type: 'Add', object: obj('a', '1', undefined, true), key: 'a' }]),
     );
     expect((err.errors[0] as KinformerError).code).toBe(ErrorCodes.INDEX_FUNC);
     store.transaction([{ type: 'Add', object: obj('b', '2'), key: 'b' }]);
@@ -174,15 +172,13 @@ describe('indexer.transaction', () => {
   it('reports key and index failures together, in entry order, with the positions of the applied entries', () => {
     const indexer = newIndexer<Obj>(undefined, { byGroup });
     const unkeyable = { metadata: {} } as Obj;
-    const err = thrown(
-      () =>
-        indexer.transaction([
-          { type: 'Add', object: obj('a', '1', 'g1') },
-          { type: 'Add', object: obj('b', '2', undefined, true) }, // index function throws
-          { type: 'Add', object: unkeyable }, // key function throws
-          { type: 'Add', object: obj('c', '3', 'g1') },
-        ]),
-      TransactionError,
+    const err = transactionError(() =>
+      indexer.transaction([
+        { type: 'Add', object: obj('a', '1', 'g1') },
+        { type: 'Add', object: obj('b', '2', undefined, true) }, // index function throws
+        { type: 'Add', object: unkeyable }, // key function throws
+        { type: 'Add', object: obj('c', '3', 'g1') },
+      ]),
     );
     expect(err.successfulIndices).toEqual([0, 3]);
     expect(err.totalTransactions).toBe(4);

@@ -174,13 +174,27 @@ describe('ApiEventRecorder writes events.k8s.io/v1 Events', () => {
     });
     const eventVerbs = (): (string | undefined)[] =>
       server.requests.filter((r) => r.resource === 'events').map((r) => r.verb);
+    /** A recorder whose spam filter lets a burst of two through, then (for a day) nothing. */
+    const spamFiltered = (): ReturnType<typeof newRecorder> =>
+      newRecorder({ correlator: { burstSize: 2, qps: 1 / 86_400 } });
+    /** Records the same BackOff event `times` times, `everyMs` apart (flushing after each when asked). */
+    const backOffRepeatedly = async (
+      { recorder, clock }: ReturnType<typeof newRecorder>,
+      times: number,
+      everyMs: number,
+      flushEach = false,
+    ): Promise<void> => {
+      for (let i = 0; i < times; i++) {
+        recorder.event(pod, 'Warning', 'BackOff', 'restarting failed container');
+        await clock.tick(everyMs);
+        if (flushEach) await recorder.flush();
+      }
+    };
 
     test('repeats the spam filter skipped are written as the final count once the series has been quiet for 6 minutes', async () => {
-      const { recorder, clock } = newRecorder({ correlator: { burstSize: 2, qps: 1 / 86_400 } });
-      for (let i = 0; i < 5; i++) {
-        recorder.event(pod, 'Warning', 'BackOff', 'restarting failed container');
-        await clock.tick(1_000);
-      }
+      const env = spamFiltered();
+      const { recorder, clock } = env;
+      await backOffRepeatedly(env, 5, 1_000);
       await recorder.flush();
       expect(recorder.stats()).toMatchObject({ spamFiltered: 3, created: 1, patched: 1 });
       expect(seriesOf(stored()[0])).toEqual({ count: 2, last: T0 + 1_000 });
@@ -199,12 +213,9 @@ describe('ApiEventRecorder writes events.k8s.io/v1 Events', () => {
     });
 
     test('an ongoing series has its count so far written every 30 minutes', async () => {
-      const { recorder, clock } = newRecorder({ correlator: { burstSize: 2, qps: 1 / 86_400 } });
-      for (let minute = 0; minute < 35; minute++) {
-        recorder.event(pod, 'Warning', 'BackOff', 'restarting failed container');
-        await clock.tick(60_000);
-        await recorder.flush();
-      }
+      const env = spamFiltered();
+      await backOffRepeatedly(env, 35, 60_000, true); // one a minute
+      const { recorder } = env;
       // Events at minutes 0..34. The first repeat (minute 1) armed the 6-minute check; its fifth run,
       // at minute 31, was the 30-minute refresh and wrote the 31 seen by then.
       expect(seriesOf(stored()[0])).toEqual({ count: 31, last: T0 + 30 * 60_000 });
@@ -223,7 +234,7 @@ describe('ApiEventRecorder writes events.k8s.io/v1 Events', () => {
     });
 
     test('shutdown stops the heartbeat: nothing is written after it', async () => {
-      const { recorder, clock } = newRecorder({ correlator: { burstSize: 2, qps: 1 / 86_400 } });
+      const { recorder, clock } = spamFiltered();
       for (let i = 0; i < 4; i++) recorder.event(pod, 'Warning', 'BackOff', 'x');
       await recorder.flush();
       await recorder.shutdown();
