@@ -12,6 +12,7 @@ import { kinds } from './kinds.js';
 import type { ReconcileContext } from './reconcileContext.js';
 import { TerminalError } from './terminalError.js';
 import { configMap, perTestEnv } from './testEnv.test.helpers.js';
+import type { TestEnv } from './testing.js';
 
 const KEYS = 200;
 const EVENTS = 10_000;
@@ -30,6 +31,24 @@ async function pause(kind: number): Promise<void> {
     default:
       await new Promise<void>((resolve) => setTimeout(resolve, kind - 2));
   }
+}
+
+/**
+ * Starts, on `env`, a Manager (on `clock` if given) with one controller `cm` over ConfigMaps
+ * (`concurrency` workers if given) that reconciles with `reconcile`.
+ */
+function runConfigMaps(
+  env: TestEnv,
+  { concurrency, clock }: { concurrency?: number; clock?: FakeClock },
+  reconcile: (ctx: ReconcileContext<V1ConfigMap>) => void | Promise<void>,
+) {
+  const mgr = env.manager(clock === undefined ? {} : { clock });
+  const builder = mgr.controller('cm').for(kinds.configMaps);
+  const controller = (concurrency === undefined ? builder : builder.concurrency(concurrency)).reconcile(
+    reconcile,
+  );
+  env.run(mgr);
+  return { mgr, controller };
 }
 
 describe('reconcile guarantees (Manager on FakeApiServer)', () => {
@@ -52,24 +71,18 @@ describe('reconcile guarantees (Manager on FakeApiServer)', () => {
           const overlaps: string[] = [];
           const intervals = new Map<string, Array<[number, number]>>();
           const lastSeen = new Map<string, string | undefined>();
-          const mgr = env.manager();
-          const controller = mgr
-            .controller('cm')
-            .for(kinds.configMaps)
-            .concurrency(8)
-            .reconcile(async (ctx: ReconcileContext<V1ConfigMap>) => {
-              const start = ++tick;
-              if (running.has(ctx.key)) overlaps.push(`${ctx.key} started at ${start} while running`);
-              running.add(ctx.key);
-              const rv = ctx.object?.metadata?.resourceVersion;
-              await pause(latencies[calls++ % latencies.length]!);
-              running.delete(ctx.key);
-              const list = intervals.get(ctx.key) ?? [];
-              list.push([start, ++tick]);
-              intervals.set(ctx.key, list);
-              lastSeen.set(ctx.key, rv);
-            });
-          env.run(mgr);
+          const { controller } = runConfigMaps(env, { concurrency: 8 }, async (ctx) => {
+            const start = ++tick;
+            if (running.has(ctx.key)) overlaps.push(`${ctx.key} started at ${start} while running`);
+            running.add(ctx.key);
+            const rv = ctx.object?.metadata?.resourceVersion;
+            await pause(latencies[calls++ % latencies.length]!);
+            running.delete(ctx.key);
+            const list = intervals.get(ctx.key) ?? [];
+            list.push([start, ++tick]);
+            intervals.set(ctx.key, list);
+            lastSeen.set(ctx.key, rv);
+          });
           // Writes start while the initial list is still being reconciled.
           let untilYield = 0;
           for (let i = 0; i < events.length; i++) {
@@ -117,17 +130,11 @@ describe('reconcile guarantees (Manager on FakeApiServer)', () => {
     env.server.create(kinds.configMaps, configMap('hot', { v: '0' }));
     let release: (() => void) | undefined;
     const seen: Array<string | undefined> = [];
-    const mgr = env.manager();
-    const controller = mgr
-      .controller('cm')
-      .for(kinds.configMaps)
-      .concurrency(4)
-      .reconcile(async (ctx: ReconcileContext<V1ConfigMap>) => {
-        seen.push(ctx.object?.metadata?.resourceVersion);
-        // The first run is the "1 s reconcile": it ends only when the test says so.
-        if (seen.length === 1) await new Promise<void>((resolve) => (release = resolve));
-      });
-    env.run(mgr);
+    const { mgr, controller } = runConfigMaps(env, { concurrency: 4 }, async (ctx) => {
+      seen.push(ctx.object?.metadata?.resourceVersion);
+      // The first run is the "1 s reconcile": it ends only when the test says so.
+      if (seen.length === 1) await new Promise<void>((resolve) => (release = resolve));
+    });
     await waitFor(() => release !== undefined, 'the first reconcile to start');
     let last = '';
     for (let i = 1; i <= 100; i++) {
@@ -159,23 +166,18 @@ describe('retry backoff on a fake clock (Manager on FakeApiServer)', () => {
     const runs: Array<{ at: number; retries: number }> = [];
     let brokenRuns = 0;
     let succeed = false;
-    const mgr = env.manager({ clock });
-    const controller = mgr
-      .controller('cm')
-      .for(kinds.configMaps)
-      .reconcile((ctx) => {
-        if (ctx.name === 'broken') {
-          brokenRuns++;
-          throw new TerminalError('invalid spec');
-        }
-        runs.push({ at: clock.now(), retries: ctx.retries });
-        if (succeed) {
-          succeed = false;
-          return;
-        }
-        throw new Error('not yet');
-      });
-    env.run(mgr);
+    const { controller } = runConfigMaps(env, { clock }, (ctx) => {
+      if (ctx.name === 'broken') {
+        brokenRuns++;
+        throw new TerminalError('invalid spec');
+      }
+      runs.push({ at: clock.now(), retries: ctx.retries });
+      if (succeed) {
+        succeed = false;
+        return;
+      }
+      throw new Error('not yet');
+    });
     await waitFor(() => runs.length === 1 && brokenRuns === 1, 'the first runs');
 
     /** Moves the clock to 1 ms before the next expected retry (no run), then onto it (one run). */
