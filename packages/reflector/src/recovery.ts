@@ -134,6 +134,9 @@ class YoungStreakCap implements Backoff {
   }
 }
 
+/** Which kind of 410 ended a watch: see {@link RecoveryPolicy.expired}. */
+export type ExpiredKind = 'after-progress' | 'after-outage' | 'plain';
+
 /**
  * When the reflector waits, and for how long. One backoff serves every retry, and it grows only with
  * consecutive failures that made no progress (while a streak is young its waits are capped, see
@@ -154,6 +157,8 @@ export class RecoveryPolicy {
   private watchSilentSinceList = false;
   /** True when the last cycle ended with a watch that delivered nothing. */
   private lastCycleMadeNoProgress = false;
+  /** True once a 410 met a watch silent since its LIST in the current streak of failures. */
+  private expiredInStreak = false;
 
   constructor(
     private readonly backoff: Backoff,
@@ -188,11 +193,23 @@ export class RecoveryPolicy {
   }
 
   /**
-   * True when a watch delivered an event or a bookmark since the last LIST (or streaming list): a 410
-   * now follows progress and relists at once (`expired-after-progress`).
+   * A 410 ended a watch (in its stream or at its start): which kind of 410 it is.
+   *
+   * - `after-progress`: a watch delivered an event or a bookmark since the last LIST (or streaming
+   *   list); the relist goes at once (`expired-after-progress`).
+   * - `after-outage`: no watch delivered since the LIST, but this is the first 410 of a streak of
+   *   other failures — the server answers again after failing (5xx, 429, connection refused…), and the
+   *   version it was asked for is gone. The relist goes at once (`expired-after-outage`): waiting here
+   *   is waiting out the outage's last backoff step a second time (30–60 s after a long one).
+   * - `plain`: a 410 before any delivery, with no streak before it or after another 410 in the same
+   *   streak: one backoff step, a failure like any other, so a server that expires every watch sees
+   *   the backoff grow to its cap.
    */
-  deliveredSinceList(): boolean {
-    return !this.watchSilentSinceList;
+  expired(): ExpiredKind {
+    if (!this.watchSilentSinceList) return 'after-progress';
+    const firstOfStreak = !this.expiredInStreak && this.streak.failures() > 0;
+    this.expiredInStreak = true;
+    return firstOfStreak ? 'after-outage' : 'plain';
   }
 
   /** The current cycle ends and the reflector will relist. */
@@ -207,6 +224,7 @@ export class RecoveryPolicy {
   }
 
   private progress(): EndedStreak | undefined {
+    this.expiredInStreak = false;
     const ended = this.streak.end();
     if (ended !== undefined) this.backoff.reset();
     return ended;

@@ -23,7 +23,13 @@ import {
 import { ShardFilteringListerWatcher, toShardSelector } from './shardFilter.js';
 import { streamingList, type StreamingListHost } from './streamingList.js';
 import { decide, type LogLevel, type Outcome } from './transitions.js';
-import { BookmarkCadence, reflectorRecovery, type EndedStreak, type RecoveryPolicy } from './recovery.js';
+import {
+  BookmarkCadence,
+  reflectorRecovery,
+  type EndedStreak,
+  type ExpiredKind,
+  type RecoveryPolicy,
+} from './recovery.js';
 import { codeOf, faultSummary, isServerError, retryAfterMs } from './reflectorErrors.js';
 import { compareResourceVersions, isNumericResourceVersion } from './resourceVersion.js';
 import { defaultWatchErrorHandler, type ReflectorInfo, type WatchErrorHandler } from './watchErrorHandler.js';
@@ -136,6 +142,8 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
    * two take turns while the server fails both.
    */
   private takeTurns = false;
+  /** Which kind of 410 ended a watch (`RecoveryPolicy.expired`). */
+  private readonly expiredKind = (): ExpiredKind => this.recovery.expired();
   /** Requests whose promise has not settled: `run` waits for them before it resolves. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -503,7 +511,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
       } catch (error) {
         if (signal.aborted) return ABORTED_END;
         const rewatch5xx = this.recovery.streakIsYoung() && isNumericResourceVersion(resourceVersion);
-        return { outcome: watchStartOutcome(error, rewatch5xx, this.recovery.deliveredSinceList()), error };
+        return { outcome: watchStartOutcome(error, rewatch5xx, this.expiredKind), error };
       }
       if (w === undefined) return ABORTED_END;
       // Events of a watch from "" or "0" start with synthetic ADDEDs that are not in RV order.
@@ -531,8 +539,7 @@ export class Reflector<T extends KubeObject = KubeObject> implements ReflectorIn
     if (outcome.stopped === 'stalled') return { outcome: 'stalled', stream: w }; // the stall limit was the wait
     const error = outcome.error;
     if (error === undefined) return { outcome: 'ended' }; // server timeout, broken connection
-    const delivered = this.recovery.deliveredSinceList();
-    return { outcome: watchEndOutcome(cycle, error, this.listState.lastSyncRV, delivered), error };
+    return { outcome: watchEndOutcome(cycle, error, this.listState.lastSyncRV, this.expiredKind), error };
   }
 
   /** The open watch stream feeding the store, if any (derived from the phase). */

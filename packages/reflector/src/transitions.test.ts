@@ -1,5 +1,6 @@
 import { KinformerError } from '@kinformer/core';
-import { flush } from '@kinformer/core/testing';
+import { FakeClock, flush } from '@kinformer/core/testing';
+import { reflectorBackoff } from './recovery.js';
 import type { ReflectorStats } from './reflectorOptions.js';
 import {
   connectionRefused,
@@ -47,6 +48,28 @@ function afterProgress(fault: (w: Watch) => void): (h: Harness) => Promise<void>
     await h.lw.waitFor(() => h.store.ops.length === 2, 'the first event');
     fault(w);
   };
+}
+
+/** Holds the answer to the `n`-th watch request until the returned function is called. */
+function holdWatch(h: Harness, n: number): () => void {
+  let answer = (): void => undefined;
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  const watch = h.lw.watch.bind(h.lw);
+  h.lw.watch = (options, context) => {
+    const result = watch(options, context);
+    result.catch(() => undefined);
+    return h.lw.watchCalls.length === n ? answered.then(() => result) : result;
+  };
+  return answer;
+}
+
+/** Lists; the first watch request is answered 500 (a streak of failures begins); the rewatch follows its step. */
+async function afterA500AtWatchStart(h: Harness, ...rewatch: Parameters<Harness['lw']['enqueueWatch']>) {
+  h.lw.enqueueList(podList('1'), podList('9'));
+  h.lw.enqueueWatch(KinformerError.fromStatus(internalStatus()), ...rewatch);
+  void h.start();
+  await h.waitOutBackoffs(1);
+  await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'the rewatch');
 }
 
 /** Lists, then the first watch request fails with `err`. */
@@ -103,16 +126,24 @@ const ROWS: Row[] = [
     cause: async (h) => {
       // The first watch delivers and ends cleanly; the rewatch is answered 410 once the test lets it.
       h.lw.enqueueWatch({}, expiredError());
-      let answer = (): void => undefined;
-      const answered = new Promise<void>((resolve) => (answer = resolve));
-      const watch = h.lw.watch.bind(h.lw);
-      h.lw.watch = (options, context) => {
-        const result = watch(options, context);
-        result.catch(() => undefined);
-        return h.lw.watchCalls.length === 2 ? answered.then(() => result) : result;
-      };
+      const answer = holdWatch(h, 2);
       await afterProgress((w) => w.close())(h);
       await h.lw.waitFor(() => h.lw.watchCalls.length === 2, 'the rewatch');
+      answer();
+    },
+    next: 'list',
+    waitMs: 0,
+    counter: 'expired410',
+    reported: true,
+  },
+  {
+    // The first 410 of a streak of other failures: the server answers again, and the version is gone.
+    outcome: 'start-expired-after-outage',
+    phase: 'watch',
+    cause: async (h) => {
+      const answer = holdWatch(h, 2);
+      await afterA500AtWatchStart(h, expiredError());
+      h.handled.length = 0; // the 500 was reported; so is the 410
       answer();
     },
     next: 'list',
@@ -170,6 +201,20 @@ const ROWS: Row[] = [
     },
     next: 'list',
     waitMs: 100,
+    counter: 'expired410',
+    reported: false,
+  },
+  {
+    outcome: 'expired-after-outage',
+    phase: 'watch',
+    cause: async (h) => {
+      await afterA500AtWatchStart(h);
+      const w = await h.lw.nextWatch();
+      h.handled.length = 0; // the 500 was reported; the 410 is not
+      w.error(expiredStatus()); // before the rewatch delivered anything
+    },
+    next: 'list',
+    waitMs: 0,
     counter: 'expired410',
     reported: false,
   },
@@ -259,10 +304,12 @@ describe('the transition table, row by row, through a reflector', () => {
     }
   });
 
-  it('waits one step before every relist but a 410 after progress, and never after progress', () => {
+  it('waits one step before every relist but a 410 after progress or an outage, and never after progress', () => {
     for (const [outcome, t] of Object.entries(TRANSITIONS)) {
-      // client-go waits before every return to ListAndWatch; kinformer not after a 410 that follows progress.
-      if (t.next === 'relist') expect(t.wait).toBe(outcome.endsWith('-after-progress') ? 'none' : 'step');
+      // client-go waits before every return to ListAndWatch; kinformer not after a 410 that follows
+      // progress, nor after the first 410 that ends a streak of other failures.
+      const atOnce = outcome.endsWith('-after-progress') || outcome.endsWith('-after-outage');
+      if (t.next === 'relist') expect(t.wait).toBe(atOnce ? 'none' : 'step');
       if (t.progress) expect(t.wait).toBe('none');
     }
   });
@@ -381,5 +428,121 @@ describe('how long the cache stays behind after an outage (fake clock)', () => {
     // failed LIST rewatches.
     expect(watches - lists).toBe(81);
     expect(lists).toBe(11);
+  });
+});
+
+// How long the cache stays behind when an outage ends in a 410 (docs/reflector.md, "Backoff"): the LIST
+// worked, but its watch was refused before it delivered anything, and the outage began; when the server
+// answers again, the version it is asked for is gone (its history moved on). The first 410 of that
+// streak relists at once (`*-after-outage`): the cache then stays behind only for the wait that was in
+// progress when the server recovered. Before, that 410 waited one more step — at the cap after a long
+// outage, 30–60 s (bench:freshness fail-all: the cache caught up 36–55 s after the server did).
+interface ExpiredOutageRow {
+  fault: string;
+  outageMs: number;
+  error: () => KinformerError;
+  failLists: boolean;
+  /** Where the first watch after the outage meets the 410. */
+  at: 'watch start' | 'stream';
+  /** The wait in progress when the server recovered stays below this (2 × the limit then, ms). */
+  behindBelowMs: number;
+}
+
+const EXPIRED_OUTAGES: ExpiredOutageRow[] = [
+  {
+    fault: '500 on every LIST and WATCH for 5 minutes, then 410 in the stream',
+    outageMs: 300_000,
+    error: internalError,
+    failLists: true,
+    at: 'stream',
+    behindBelowMs: 60_000,
+  },
+  {
+    fault: '500 on every LIST and WATCH for 5 minutes, then 410 to the watch request',
+    outageMs: 300_000,
+    error: internalError,
+    failLists: true,
+    at: 'watch start',
+    behindBelowMs: 60_000,
+  },
+  {
+    fault: 'watches refused for 60 s (LISTs work), then 410 in the stream',
+    outageMs: 60_000,
+    error: connectionRefusedError,
+    failLists: false,
+    at: 'stream',
+    behindBelowMs: 60_000,
+  },
+  {
+    fault: '503 with Retry-After: 1 on every LIST and WATCH for 10 s, then 410 in the stream',
+    outageMs: 10_000,
+    error: unavailable,
+    failLists: true,
+    at: 'stream',
+    behindBelowMs: 1_000,
+  },
+];
+
+describe('how long the cache stays behind when an outage ends in a 410 (fake clock)', () => {
+  it.each(EXPIRED_OUTAGES.map((r) => [r.fault, r] as const))('%s: relisted at once', async (_name, row) => {
+    for (const random of [() => 0, () => 0.999999]) {
+      const clock = new FakeClock(1_000_000);
+      let outageEnd = Number.POSITIVE_INFINITY;
+      const down = (): boolean => clock.now() < outageEnd;
+      // Every LIST during the outage (if it works) sees version 1; after it, version 7 with one new pod.
+      const h = harness(
+        { clock, backoff: reflectorBackoff(clock, random) },
+        { list: () => (down() ? podList('1') : podList('7', [pod('b', '7')])) },
+      );
+      const { list, watch } = { list: h.lw.list.bind(h.lw), watch: h.lw.watch.bind(h.lw) };
+      const sent: Array<{ verb: 'list' | 'watch'; at: number }> = [];
+      h.lw.list = (options, context) => {
+        if (outageEnd === Number.POSITIVE_INFINITY)
+          outageEnd = clock.now() + row.outageMs; // the first LIST works
+        else if (down() && row.failLists) return Promise.reject(row.error());
+        if (!down()) sent.push({ verb: 'list', at: clock.now() });
+        return list(options, context);
+      };
+      h.lw.watch = (options, context) => {
+        if (down()) return Promise.reject(row.error());
+        sent.push({ verb: 'watch', at: clock.now() });
+        return watch(options, context);
+      };
+      // The first watch the server answers after the outage is at a version it no longer has.
+      h.lw.enqueueWatch(row.at === 'stream' ? { then: expiredError() } : expiredError());
+      void h.start();
+      while (down()) {
+        if (!(await clock.tickToNext())) await flush();
+        await flush();
+      }
+      // The first request after the outage may be the LIST (LIST and WATCH take turns once a streak of
+      // 5xx is 12 s old) or the watch; either way the LIST after the watch's 410 goes at once.
+      const expiredAt = (): number => sent.findIndex((r) => r.verb === 'watch');
+      await h.lw.waitFor(
+        () => expiredAt() >= 0 && sent.length > expiredAt() + 1,
+        'the request after the 410',
+      );
+      expect(sent[0]!.at - outageEnd).toBeGreaterThanOrEqual(0);
+      expect(sent[0]!.at - outageEnd).toBeLessThan(row.behindBelowMs);
+      expect(sent[expiredAt() + 1]).toEqual({ verb: 'list', at: sent[expiredAt()]!.at });
+      await h.lw.waitFor(() => h.store.contents().join() === 'b@7', 'the relist');
+      expect(clock.now()).toBe(sent[expiredAt()]!.at);
+      expect(h.reflector.stats().expired410).toBe(1);
+      await h.stop();
+    }
+  });
+
+  it('a second 410 before any delivery in the same streak waits a step: a server that expires every watch sees the backoff grow', async () => {
+    const h = harness();
+    h.lw.enqueueList(podList('1'), podList('2'), podList('3'));
+    h.lw.enqueueWatch(KinformerError.fromStatus(internalStatus()), expiredError(), expiredError());
+    void h.start();
+    await h.waitOutBackoffs(1); // the 500's step; then the 410 relists at once
+    await h.lw.waitFor(() => h.lw.watchCalls.length === 3, 'the watch after the relist');
+    await h.lw.waitFor(() => h.backoff.delays.length === 2, 'the second 410 is a failure');
+    expect(h.lw.listCalls).toHaveLength(2); // no LIST before its step
+    await h.clock.tick(h.backoff.delays[1]);
+    await h.lw.waitFor(() => h.lw.listCalls.length === 3, 'the relist after the step');
+    await h.stop();
   });
 });

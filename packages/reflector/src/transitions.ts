@@ -41,6 +41,7 @@ export type Outcome =
   | 'start-unavailable'
   | 'start-expired'
   | 'start-expired-after-progress'
+  | 'start-expired-after-outage'
   | 'start-failed'
   // watch stream
   | 'ended'
@@ -48,6 +49,7 @@ export type Outcome =
   | 'resync-failed'
   | 'expired'
   | 'expired-after-progress'
+  | 'expired-after-outage'
   | 'throttled'
   | 'malformed'
   | 'malformed-again'
@@ -118,8 +120,10 @@ const START_EXPIRED = { report: true, counter: 'expired410' } as const satisfies
  * in a streak of failures (`start-unavailable`: rewatch, not relist) and a 5xx to the LIST that follows a
  * later one (`list-unavailable`: back to the watch), see `STORM_RETRY`; how long it waits is kinformer's:
  * unlike client-go, a 410 after the cycle's watches delivered something (`expired-after-progress`,
- * `start-expired-after-progress`) relists without a backoff step. That costs a server at most one LIST
- * per watch that delivered something since the previous LIST; a 410 before any delivery waits a step.
+ * `start-expired-after-progress`) relists without a backoff step, and so does the first 410 of a streak
+ * of other failures (`*-after-outage`: the server answers again, and the version is gone). That costs a
+ * server at most one LIST per watch that delivered something since the previous LIST, plus one per
+ * streak of failures; any other 410 before a delivery waits a step.
  */
 export const TRANSITIONS: Readonly<Record<Outcome, Transition>> = Object.freeze({
   listed: row('list', 'cycle', 'none', { progress: true }),
@@ -159,6 +163,9 @@ export const TRANSITIONS: Readonly<Record<Outcome, Transition>> = Object.freeze(
   // rows); a 410 before any delivery waits, so a server that expires every watch sees the backoff grow.
   'start-expired': row('watch', 'relist', 'step', START_EXPIRED),
   'start-expired-after-progress': row('watch', 'relist', 'none', START_EXPIRED),
+  // The first 410 after a streak of other failures (5xx, 429, unreachable…): the server answers again.
+  // Waiting would sit out the outage's last step twice — 30–60 s after a long one (RecoveryPolicy.expired).
+  'start-expired-after-outage': row('watch', 'relist', 'none', START_EXPIRED),
   'start-failed': row('watch', 'relist', 'step', { report: true }),
 
   ended: row('watch', 'watch', 'none'),
@@ -168,6 +175,7 @@ export const TRANSITIONS: Readonly<Record<Outcome, Transition>> = Object.freeze(
   }),
   expired: row('watch', 'relist', 'step', EXPIRED),
   'expired-after-progress': row('watch', 'relist', 'none', EXPIRED),
+  'expired-after-outage': row('watch', 'relist', 'none', EXPIRED),
   throttled: row('watch', 'watch', 'step', {
     log: ['debug', 'watch answered 429; backing off and re-watching'],
   }),

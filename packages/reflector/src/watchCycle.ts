@@ -7,6 +7,7 @@ import {
   isServerError,
   isWatchErrorRetriable,
 } from './reflectorErrors.js';
+import type { ExpiredKind } from './recovery.js';
 import { RetryWithDeadline } from './retryWithDeadline.js';
 import type { Outcome } from './transitions.js';
 import { NO_TIMER } from './watchStream.js';
@@ -94,18 +95,32 @@ export function resyncErrorOf(cycle: WatchCycle): unknown {
   return cycle.resyncError?.error;
 }
 
+/** The outcome of a 410 in a watch's stream, by its kind. */
+const EXPIRED_IN_STREAM: Readonly<Record<ExpiredKind, Outcome>> = {
+  'after-progress': 'expired-after-progress',
+  'after-outage': 'expired-after-outage',
+  plain: 'expired',
+};
+
+/** The outcome of a 410 answer to a watch request, by its kind. */
+const EXPIRED_AT_START: Readonly<Record<ExpiredKind, Outcome>> = {
+  'after-progress': 'start-expired-after-progress',
+  'after-outage': 'start-expired-after-outage',
+  plain: 'start-expired',
+};
+
 /**
  * Classifies an error that ended an open watch of `cycle` (client-go's `handleWatch` result handling);
- * remembers where a malformed line was. `resourceVersion`: the last synced version; `delivered`: a watch
- * delivered something since the last LIST (a 410 then relists at once).
+ * remembers where a malformed line was. `resourceVersion`: the last synced version; `expiredKind`: which
+ * kind of 410 it is (`RecoveryPolicy.expired`, asked only for a 410: it records the 410).
  */
 export function watchEndOutcome(
   cycle: WatchCycle,
   err: unknown,
   resourceVersion: string,
-  delivered: boolean,
+  expiredKind: () => ExpiredKind,
 ): Outcome {
-  if (isExpiredError(err)) return delivered ? 'expired-after-progress' : 'expired';
+  if (isExpiredError(err)) return EXPIRED_IN_STREAM[expiredKind()];
   if (isTooManyRequestsError(err)) return 'throttled';
   if (isMalformedStreamError(err)) {
     // The server replayed the same bad line (e.g. an object whose event is longer than the line limit):
@@ -122,14 +137,17 @@ export function watchEndOutcome(
 /**
  * Classifies an error that kept a watch from starting. `rewatch5xx`: the reflector has been failing for
  * at most `STORM_RETRY.flatMs` (or not at all) and watched from a version the server handed out
- * as a number, so a 5xx rewatches instead of relisting. `delivered`: a watch delivered something since
- * the last LIST (a 410 then relists at once).
+ * as a number, so a 5xx rewatches instead of relisting. `expiredKind`: as for {@link watchEndOutcome}.
  */
-export function watchStartOutcome(err: unknown, rewatch5xx: boolean, delivered: boolean): Outcome {
+export function watchStartOutcome(
+  err: unknown,
+  rewatch5xx: boolean,
+  expiredKind: () => ExpiredKind,
+): Outcome {
   if (isKinformerError(err, ErrorCodes.WATCH_STALLED)) return 'start-stalled';
   if (isKinformerError(err, ErrorCodes.CONNECTION)) return 'start-unreachable';
   if (isWatchErrorRetriable(err)) return 'start-throttled';
-  if (isExpiredError(err)) return delivered ? 'start-expired-after-progress' : 'start-expired';
+  if (isExpiredError(err)) return EXPIRED_AT_START[expiredKind()];
   if (rewatch5xx && isServerError(err)) return 'start-unavailable';
   return 'start-failed';
 }
