@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { jsonErrorPosition } from './lineShape.js';
 import { keysHoldBackslash, parseJson, parseJsonExact } from './exactJson.js';
+import { expectOwnProtoKey, jsonArbitraries } from './json.test.helpers.js';
 
 // Every test uses key names of its own: V8's maps are shared by the whole process.
 
@@ -56,21 +57,10 @@ describe('keysHoldBackslash', () => {
 });
 
 /** JSON values with keys and strings full of what escapes and scanners trip over. */
-const tricky = fc.string({
-  unit: fc.constantFrom('"', '\\', '/', 'a', 'ü', '😀', '\n', '\u0001', '\u2028', '_', 'p'),
-});
-const jsonValue = fc.letrec((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    tricky,
-    fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => (d === 0 ? 0 : d)),
-    fc.integer(),
-    fc.boolean(),
-    fc.constant(null),
-    fc.array(tie('v'), { maxLength: 5 }),
-    fc.dictionary(tricky, tie('v'), { maxKeys: 5 }),
-  ),
-})).v;
+const { value: jsonValue } = jsonArbitraries(
+  ['"', '\\', '/', 'a', 'ü', '😀', '\n', '\u0001', '\u2028', '_', 'p'],
+  5,
+);
 
 describe('parseJsonExact', () => {
   it('gives the value any JSON text encodes, in any formatting (property)', () => {
@@ -114,8 +104,7 @@ describe('parseJsonExact', () => {
       string,
       unknown
     >;
-    expect(Object.getPrototypeOf(o)).toBe(Object.prototype);
-    expect(Object.hasOwn(o, '__proto__')).toBe(true);
+    expectOwnProtoKey(o);
     expect(Object.keys(o)).toEqual(['__proto__', 'd', 'big', 'z']);
     expect(o.d).toBe(2);
     expect(o.big).toBe(Number.POSITIVE_INFINITY);

@@ -2,6 +2,7 @@ import { ErrorCodes, KinformerError } from '@kinformer/core';
 import { MAX_OBJECT_DEPTH } from '@kinformer/core/internal';
 import fc from 'fast-check';
 import { DEFAULT_MAX_LIST_ITEM_BYTES, DEFAULT_WHOLE_LIST_BYTES, ListDecoder } from './listDecoder.js';
+import { expectOwnProtoKey, jsonArbitraries } from './json.test.helpers.js';
 
 /**
  * How the decoder under test takes a body: kept whole and parsed at its end (every body below is
@@ -53,21 +54,10 @@ const TRICKY = {
 };
 
 /** Strings with every character a scanner can trip over. */
-const tricky = fc.string({
-  unit: fc.constantFrom('{', '}', '[', ']', '"', '\\', ',', ':', ' ', 'a', 'ü', '😀', '\n', '\u0001'),
-});
-const randomValue = fc.letrec((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    tricky,
-    // JSON has no -0: it encodes as 0.
-    fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => (d === 0 ? 0 : d)),
-    fc.boolean(),
-    fc.constant(null),
-    fc.array(tie('v'), { maxLength: 4 }),
-    fc.dictionary(tricky, tie('v'), { maxKeys: 4 }),
-  ),
-})).v;
+const { string: tricky, value: randomValue } = jsonArbitraries(
+  ['{', '}', '[', ']', '"', '\\', ',', ':', ' ', 'a', 'ü', '😀', '\n', '\u0001'],
+  4,
+);
 /** Random list bodies: any keys and values in the items, metadata, and another top-level value. */
 const randomList = fc.record(
   {
@@ -78,6 +68,14 @@ const randomList = fc.record(
   },
   { requiredKeys: ['items'] },
 );
+/** A random list, its JSON text in one of `indents`' layouts, and up to `maxCuts` points within the text to cut it at. */
+const randomBody = (indents: Array<number | string>, maxCuts: number) =>
+  fc
+    .tuple(randomList, fc.constantFrom(...indents), fc.array(fc.nat(), { maxLength: maxCuts }))
+    .map(([list, indent, cuts]) => {
+      const bytes = Buffer.from(JSON.stringify(list, null, indent));
+      return { list, bytes, cuts: cuts.map((c) => c % (bytes.length + 1)) };
+    });
 
 describe.each([
   ['kept whole', undefined],
@@ -152,20 +150,10 @@ describe.each([
 
     it('decodes any list to the value it encodes, for any formatting and any chunking (property)', () => {
       fc.assert(
-        fc.property(
-          randomList,
-          fc.constantFrom(0, 1, 2, '\t'),
-          fc.array(fc.nat(), { maxLength: 8 }),
-          (l, indent, cuts) => {
-            const bytes = Buffer.from(JSON.stringify(l, null, indent));
-            const got = decode(
-              bytes,
-              cuts.map((c) => c % (bytes.length + 1)),
-            );
-            // The generated value, not JSON.parse of the text: V8's JSON.parse can misread escaped keys.
-            expect(got).toEqual(l);
-          },
-        ),
+        fc.property(randomBody([0, 1, 2, '\t'], 8), ({ list, bytes, cuts }) => {
+          // The generated value, not JSON.parse of the text: V8's JSON.parse can misread escaped keys.
+          expect(decode(bytes, cuts)).toEqual(list);
+        }),
         { numRuns: 300 },
       );
     });
@@ -234,12 +222,8 @@ describe.each([
     });
 
     it('keeps a "__proto__" key of the list as an own property, as JSON.parse does (never the prototype)', () => {
-      const list = decode('{"kind":"PodList","__proto__":{"polluted":true},"items":[]}') as Record<
-        string,
-        unknown
-      >;
-      expect(Object.getPrototypeOf(list)).toBe(Object.prototype);
-      expect(Object.hasOwn(list, '__proto__')).toBe(true);
+      const list = decode('{"kind":"PodList","__proto__":{"polluted":true},"items":[]}');
+      expectOwnProtoKey(list);
       expect((list as { polluted?: unknown }).polluted).toBeUndefined();
     });
 
@@ -396,23 +380,16 @@ describe('ListDecoder: a body kept whole, and one that passes the limit', () => 
 
   it('gives the same list for any limit and any chunking, random bodies (property)', () => {
     fc.assert(
-      fc.property(
-        randomList,
-        fc.constantFrom(0, 1, '\t'),
-        fc.array(fc.nat(), { maxLength: 6 }),
-        fc.nat(),
-        (l, indent, cuts, limit) => {
-          const bytes = Buffer.from(JSON.stringify(l, null, indent));
-          const d = new ListDecoder({ wholeBodyBytes: limit % (bytes.length + 2) });
-          let from = 0;
-          for (const at of cuts.map((c) => c % (bytes.length + 1)).sort((a, b) => a - b)) {
-            d.write(bytes.subarray(from, at));
-            from = at;
-          }
-          d.write(bytes.subarray(from));
-          expect(d.end()).toEqual(l);
-        },
-      ),
+      fc.property(randomBody([0, 1, '\t'], 6), fc.nat(), ({ list, bytes, cuts }, limit) => {
+        const d = new ListDecoder({ wholeBodyBytes: limit % (bytes.length + 2) });
+        let from = 0;
+        for (const at of [...cuts].sort((a, b) => a - b)) {
+          d.write(bytes.subarray(from, at));
+          from = at;
+        }
+        d.write(bytes.subarray(from));
+        expect(d.end()).toEqual(list);
+      }),
       { numRuns: 500 },
     );
   });
@@ -481,17 +458,10 @@ describe('ListDecoder: onMetadata, the list metadata before the items (for the p
   it('property: for any list, layout and chunking, what it gives is the list metadata, at most once', () => {
     fc.assert(
       fc.property(
-        randomList,
-        fc.constantFrom(0, 1, '\t'),
-        fc.array(fc.nat(), { maxLength: 8 }),
+        randomBody([0, 1, '\t'], 8),
         fc.constantFrom(undefined, 0),
-        (l, indent, cuts, whole) => {
-          const bytes = Buffer.from(JSON.stringify(l, null, indent));
-          const { seen, list } = metas(
-            bytes,
-            cuts.map((c) => c % (bytes.length + 1)),
-            whole,
-          );
+        ({ list: l, bytes, cuts }, whole) => {
+          const { seen, list } = metas(bytes, cuts, whole);
           expect(seen.length).toBeLessThanOrEqual(1);
           if (seen.length === 1) expect(seen[0]).toEqual((list as { metadata: unknown }).metadata);
           // Metadata written before the items (and not too far in) is always announced.
