@@ -299,21 +299,12 @@ describe('server-side apply', () => {
 
   test('custom resources merge lists atomically unless listTypes declares them', async () => {
     server = await FakeApiServer.start();
+    const exIo = { group: 'ex.io', version: 'v1', namespaced: true, customResource: true } as const;
+    server.registerResource({ ...exIo, resource: 'widgets', kind: 'Widget' });
     server.registerResource({
-      group: 'ex.io',
-      version: 'v1',
-      resource: 'widgets',
-      kind: 'Widget',
-      namespaced: true,
-      customResource: true,
-    });
-    server.registerResource({
-      group: 'ex.io',
-      version: 'v1',
+      ...exIo,
       resource: 'gadgets',
       kind: 'Gadget',
-      namespaced: true,
-      customResource: true,
       listTypes: { 'spec.ports': { type: 'map', keys: ['port'] }, 'spec.tags': { type: 'set' } },
     });
     const body = (kind: string, ports: number[], tags: string[]): Record<string, unknown> => ({
