@@ -3,6 +3,7 @@ import type { KubeObject } from '@kinformer/core';
 import { dropManagedFields } from '@kinformer/informer';
 import { kindString } from './kinds.js';
 import { stringInterner } from './stringInterner.js';
+import type { StringInterner } from './stringInterner.js';
 import type { Kind } from './kinds.js';
 
 /**
@@ -58,7 +59,7 @@ export interface CacheOptions {
 export class CachePolicies {
   readonly #byKind = new Map<string, KindCachePolicy>();
   readonly #strip: boolean;
-  readonly #intern: ((obj: KubeObject) => KubeObject) | undefined;
+  readonly #intern: StringInterner | undefined;
   readonly #transforms = new Map<string, ((obj: KubeObject) => KubeObject) | undefined>();
 
   constructor(options: CacheOptions | undefined, stripManagedFields: boolean) {
@@ -123,6 +124,11 @@ export class CachePolicies {
       byStrip.set(transform, fn);
     }
     return fn;
+  }
+
+  /** Empties the string interner's table (see {@link StringInterner.clear}). */
+  forgetInterned(): void {
+    this.#intern?.clear();
   }
 
   #compose(

@@ -1,10 +1,11 @@
-import { splitHashSpace } from '@kinformer/core';
+import { isKinformerError, ErrorCodes, splitHashSpace } from '@kinformer/core';
 import { shardRangeLocator } from '@kinformer/core/internal';
 import type { KubeObject } from '@kinformer/core';
 import { waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Lease, V1Secret } from '@kubernetes/client-node';
 import { kinds } from './kinds.js';
-import { setControllerReference } from './ownerReferences.js';
+import { controllerOf, setControllerReference } from './ownerReferences.js';
+import { HASH_RANGE_LABEL, hashRangeOf } from './hashSharding.js';
 import type { Manager } from './manager.js';
 import { HASH_RING_LABEL } from './rangeCoordinator.js';
 import { SeverableConnection } from './testing.js';
@@ -69,6 +70,8 @@ function startReplica(
   rec: Recorder,
   reconcileMs = 5,
   gate?: (key: string) => Promise<void> | undefined,
+  /** Each reconcile creates the object's owned Secret `<name>-s` (through `ctx.client`) if missing. */
+  ownSecrets = false,
 ): Replica {
   const conn = new SeverableConnection(env.kubeConfig, { namespace: 'default', name: RING });
   const replica = { id, conn } as Replica;
@@ -94,6 +97,19 @@ function startReplica(
       const start = performance.now();
       const rv = ctx.object?.metadata?.resourceVersion ?? '';
       await gate?.(ctx.key); // ignores ctx.signal: a reconcile that takes its time
+      if (ownSecrets && ctx.object !== undefined && !ctx.signal.aborted) {
+        const name = `${ctx.object.metadata!.name!}-s`;
+        const secret: V1Secret = {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name, namespace: 'default' },
+        };
+        await ctx.client
+          .create(kinds.secrets, setControllerReference(ctx.object, secret, kinds.configMaps))
+          .catch((err: unknown) => {
+            if (!isKinformerError(err, ErrorCodes.CONFLICT)) throw err;
+          });
+      }
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.random() * reconcileMs);
         ctx.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
@@ -108,6 +124,15 @@ function startReplica(
 const events: string[] = [];
 const locate = shardRangeLocator(RANGES);
 const rangeOf = (obj: KubeObject): number => locate(obj.metadata?.uid ?? '');
+/** The range of an owned object's controller owner. */
+const ownerRangeOf = (obj: KubeObject): number => locate(controllerOf(obj)?.uid ?? '');
+/** How many of the stored Secrets `replica` should cache in its range informers: those labelled with a range it holds. */
+function ownedOf(env: TestEnv, replica: Replica): number {
+  const held = new Set(replica.mgr.hashShard()!.held.map(String));
+  return env.server
+    .list<V1Secret>(kinds.secrets, 'default')
+    .filter((s) => held.has(s.metadata?.labels?.[HASH_RANGE_LABEL] ?? '')).length;
+}
 
 /** Every range active on exactly one of `replicas`, balanced, and every replica sees all of them. */
 function settled(replicas: Replica[]): boolean {
@@ -215,6 +240,115 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
         expect(l.spec?.holderIdentity ?? '').toBe('');
   }, 90_000);
 
+  it('owned objects: the client labels them with their owner range; each replica caches only its ranges’ owned objects, a handoff moves them; unlabelled and mislabelled ones still wake their owner', async () => {
+    const rec = new Recorder();
+    const N = 120;
+    for (let i = 0; i < N; i++) env.server.create(kinds.configMaps, configMap(`cm-${i}`));
+    const secrets = (): V1Secret[] => env.server.list<V1Secret>(kinds.secrets, 'default');
+    const a = startReplica(env, 'a', rec, 5, undefined, true);
+    await waitFor(() => settled([a]) && secrets().length === N, { timeoutMs: 30_000 });
+    // Every owned Secret written through ctx.client carries its owner's range (the label is the index).
+    for (const s of secrets()) {
+      expect(s.metadata?.labels?.[HASH_RANGE_LABEL]).toBe(String(ownerRangeOf(s)));
+      expect(hashRangeOf(controllerOf(s)!.uid, 16)).toBe(ownerRangeOf(s));
+    }
+    await waitFor(() => a.mgr.hashShard()!.cached.owned === N, { timeoutMs: 30_000 });
+
+    // A second replica: each caches exactly the owned objects of the ranges it holds.
+    const b = startReplica(env, 'b', rec, 5, undefined, true);
+    await waitFor(() => settled([a, b]), { timeoutMs: 30_000 });
+    for (const r of [a, b]) {
+      const owned = r.mgr.hashShard()!.cached.owned;
+      expect(owned).toBe(ownedOf(env, r));
+      expect(owned).toBeLessThan(N);
+    }
+    expect(a.mgr.hashShard()!.cached.owned + b.mgr.hashShard()!.cached.owned).toBe(N);
+    // Secrets are listed per range (label selector) or, for unlabelled ones, by one fallback informer.
+    const secretLists = env.server.requests.filter((q) => q.verb === 'list' && q.resource === 'secrets');
+    for (const q of secretLists)
+      expect(q.query['labelSelector']).toMatch(
+        /^(kinformer\.dev\/hash-range=\d+|!kinformer\.dev\/hash-range)$/,
+      );
+
+    // A change of an owned object wakes its owner, on the owner's replica only.
+    const holderOf = (range: number): Replica =>
+      [a, b].find((r) => r.mgr.hashShard()!.active.includes(range))!;
+    const owned = secrets()[3]!;
+    const ownerKey = `default/${controllerOf(owned)!.name}`;
+    let before = rec.windows.get(ownerKey)?.length ?? 0;
+    env.server.patch(kinds.secrets, `default/${owned.metadata!.name!}`, {
+      metadata: { annotations: { x: '1' } },
+    });
+    await waitFor(() => (rec.windows.get(ownerKey)?.length ?? 0) > before);
+    const holder = holderOf(ownerRangeOf(owned));
+    expect(
+      rec.windows
+        .get(ownerKey)!
+        .slice(before)
+        .every((w) => w.replica === holder.id),
+    ).toBe(true);
+
+    // An owned object without the label (another client wrote it) is read by the fallback informer:
+    // not lost, and not in the range informers' caches.
+    const owner = env.server.list<V1ConfigMap>(kinds.configMaps, 'default')[9]!;
+    const key9 = `default/${owner.metadata.name!}`;
+    before = rec.windows.get(key9)?.length ?? 0;
+    const cachedBefore = [a, b].map((r) => r.mgr.hashShard()!.cached.owned);
+    env.server.create(
+      kinds.secrets,
+      setControllerReference(
+        owner,
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bare', namespace: 'default' } },
+        kinds.configMaps,
+      ),
+    );
+    await waitFor(() => (rec.windows.get(key9)?.length ?? 0) > before);
+    expect(
+      rec.windows
+        .get(key9)!
+        .slice(before)
+        .every((w) => w.replica === holderOf(rangeOf(owner)).id),
+    ).toBe(true);
+    expect([a, b].map((r) => r.mgr.hashShard()!.cached.owned)).toEqual(cachedBefore);
+
+    // A mislabelled one (its label names another range) is counted, and still wakes only its owner's replica.
+    const wrong = (rangeOf(owner) + 1) % 16;
+    before = rec.windows.get(key9)!.length;
+    env.server.create(
+      kinds.secrets,
+      setControllerReference(
+        owner,
+        {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: {
+            name: 'mislabelled',
+            namespace: 'default',
+            labels: { [HASH_RANGE_LABEL]: String(wrong) },
+          },
+        },
+        kinds.configMaps,
+      ),
+    );
+    await waitFor(() => holderOf(wrong).mgr.hashShard()!.mislabeled > 0);
+    if (holderOf(wrong) === holderOf(rangeOf(owner)))
+      await waitFor(() => rec.windows.get(key9)!.length > before);
+    expect(
+      rec.windows
+        .get(key9)!
+        .slice(before)
+        .every((w) => w.replica === holderOf(rangeOf(owner)).id),
+    ).toBe(true);
+
+    // A graceful leave hands b's ranges, owned objects included, back to a.
+    await b.stop();
+    await waitFor(() => settled([a]) && a.mgr.hashShard()!.cached.owned === ownedOf(env, a), {
+      timeoutMs: 30_000,
+    });
+    expect(a.mgr.hashShard()!.cached.owned).toBe(N + 1); // the mislabelled one too; 'bare' is in the fallback
+    expect(rec.overlaps()).toEqual([]);
+  }, 90_000);
+
   it('a moved range is released only after its reconcile in flight ended; the new owner reconciles that object only then', async () => {
     const rec = new Recorder();
     for (let i = 0; i < 64; i++) env.server.create(kinds.configMaps, configMap(`cm-${i}`));
@@ -272,21 +406,33 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
     const N = 200;
     for (let i = 0; i < N; i++) env.server.create(kinds.configMaps, configMap(`cm-${i}`));
     let n = 0;
-    const replicas: Replica[] = [startReplica(env, `r${n++}`, rec, 300)];
+    const replicas: Replica[] = [startReplica(env, `r${n++}`, rec, 300, undefined, true)];
     const live = (): Replica[] => replicas.filter((r) => !r.conn.cut);
     let writes = 0;
     let writing = true;
+    function patchOwned(key: string, v: string): boolean {
+      try {
+        env.server.patch(kinds.secrets, key, { metadata: { annotations: { v } } });
+        return true;
+      } catch {
+        return false; // not created yet
+      }
+    }
     const writer = (async () => {
       while (writing) {
         const i = Math.floor(Math.random() * N);
-        env.server.patch(kinds.configMaps, `default/cm-${i}`, { data: { v: String(++writes) } });
+        // One write in four changes an owned Secret (once its owner's reconcile created it): it wakes
+        // the owner, on the replica of the owner's range only.
+        if (!(writes % 4 === 3 && patchOwned(`default/cm-${i}-s`, String(writes + 1))))
+          env.server.patch(kinds.configMaps, `default/cm-${i}`, { data: { v: String(writes + 1) } });
+        writes++;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
     const settle = (): Promise<void> => waitFor(() => settled(live()), { timeoutMs: 30_000 });
     // A fixed script touching every fault (random victims): scale 1 → 4 without waiting in between
     // (joins during a rebalance), a crash, a partition, a graceful leave, a join.
-    const join = (): void => void replicas.push(startReplica(env, `r${n++}`, rec, 300));
+    const join = (): void => void replicas.push(startReplica(env, `r${n++}`, rec, 300, undefined, true));
     const pick = (): Replica => live()[Math.floor(Math.random() * live().length)]!;
     const script: Array<() => Promise<void>> = [
       async () => join(),
@@ -343,5 +489,13 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
       `hash sharding chaos: ${writes} writes, ${total} reconciles over ${n} replicas, ${lost} ranges lost (crash, partition), overlaps ${rec.overlaps().length}`,
     );
     expect(rec.overlaps()).toEqual([]);
+    // Every owned Secret carries its owner's range; each live replica caches exactly those of its ranges.
+    const secrets = env.server.list<V1Secret>(kinds.secrets, 'default');
+    expect(secrets).toHaveLength(N);
+    for (const s of secrets) expect(s.metadata?.labels?.[HASH_RANGE_LABEL]).toBe(String(ownerRangeOf(s)));
+    await waitFor(() => alive.every((r) => r.mgr.hashShard()!.cached.owned === ownedOf(env, r)), {
+      timeoutMs: 30_000,
+    });
+    expect(alive.reduce((sum, r) => sum + r.mgr.hashShard()!.cached.owned, 0)).toBe(N);
   }, 120_000);
 });

@@ -12,6 +12,8 @@ import type { V1Lease } from '@kubernetes/client-node';
 import { kindString } from './kinds.js';
 import type { Kind } from './kinds.js';
 import { objectKey, sourceLabel } from './managedController.js';
+import { controllerOf, controllerOfKind, groupOf } from './ownerReferences.js';
+import type { ObjectWriter } from './runtimeClient.js';
 import type { Admission, ManagedController } from './managedController.js';
 import { passes } from './predicates.js';
 import type { Predicate } from './predicates.js';
@@ -19,6 +21,37 @@ import { HASH_RING_LABEL, RangeCoordinator } from './rangeCoordinator.js';
 import type { RangeLeaseStore } from './rangeCoordinator.js';
 import { PRIORITY_LOW } from './reconcileQueue.js';
 import { kinds as builtinKinds } from './kinds.js';
+
+/**
+ * The label carrying the hash range of an owned object's controller owner (`hashSharding` with
+ * `field: 'uid'`): the decimal index of the range among the ring's `virtualRanges`. The Manager's
+ * client stamps it on every object it creates, updates or applies whose controller owner is of a
+ * sharded primary kind; each replica then watches an owned kind with one informer per range it holds,
+ * selecting on this label.
+ */
+export const HASH_RANGE_LABEL = 'kinformer.dev/hash-range';
+
+const locators = new Map<number, (value: string) => number>();
+
+/**
+ * The hash range (`0 … virtualRanges − 1`) of `value` (a uid, or a namespace with `field:
+ * 'namespace'`): what {@link HASH_RANGE_LABEL} says for an object whose controller owner has uid
+ * `value`. For objects written outside the Manager's client (another tool, a fixture):
+ * `labels: { [HASH_RANGE_LABEL]: String(hashRangeOf(owner.metadata.uid, 16)) }`.
+ */
+export function hashRangeOf(value: string, virtualRanges = 16): number {
+  let locate = locators.get(virtualRanges);
+  if (locate === undefined) {
+    if (!Number.isInteger(virtualRanges) || virtualRanges < 1 || virtualRanges > 1024)
+      throw new KinformerError(
+        ErrorCodes.INVALID_OPTION,
+        `virtualRanges must be an integer from 1 to 1024, got ${String(virtualRanges)}`,
+      );
+    locate = shardRangeLocator(splitHashSpace(virtualRanges));
+    locators.set(virtualRanges, locate);
+  }
+  return locate(value);
+}
 
 /** What happened to a range on this replica (for {@link ManagerHashShardingOptions.onRangeChange}). */
 export interface RangeEvent {
@@ -73,6 +106,15 @@ export interface HashShardStatus {
   active: number[];
   /** Reconciles not run because the object was not in an active range of this replica. */
   refused: number;
+  /** Objects in this replica's range informers now: primaries, and owned objects (metadata). */
+  cached: { primary: number; owned: number };
+  /**
+   * Events (the initial list's included) of owned objects in a range's informer whose controller
+   * owner is in another range: a stale or hand-written {@link HASH_RANGE_LABEL} (e.g. `virtualRanges`
+   * changed). They still queue the owner only where the owner's range is reconciled, but that replica
+   * may not watch them.
+   */
+  mislabeled: number;
 }
 
 interface RangeState {
@@ -95,15 +137,49 @@ interface ShardedKind {
   }>;
 }
 
+/** Where an owned kind is read from (a controller's `owns` options). */
+export interface OwnedScope {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** An owned kind in one scope, read through one informer per range, and the controllers it feeds. */
+interface OwnedKind {
+  readonly kind: Kind;
+  readonly scope: OwnedScope;
+  readonly controllers: Array<{
+    controller: ManagedController<KubeObject>;
+    primary: Kind;
+    predicates: readonly Predicate[];
+  }>;
+}
+
+/** What a range informer selects. */
+export interface RangeSelection {
+  /** Owned kinds: metadata only, within the `owns` options. */
+  owned?: { scope: OwnedScope; labelSelector?: string };
+  /** Server-side `shardSelector` (and the reflector's client-side filter). */
+  shardSelector?: ShardSelector;
+}
+
 /** What the Manager gives the sharding. */
 export interface HashShardingDeps {
   identity: string;
   clock: Clock;
   logger: Logger;
   store: RangeLeaseStore;
-  /** Builds (does not start) an informer of `kind` restricted to `selector` (cache policy and overlay applied). */
-  rangeInformer(kind: Kind, range: number, selector: ShardSelector): SharedIndexInformerType<KubeObject>;
+  /**
+   * Builds (does not start) an informer of `kind` for range `range`, restricted to `selection` (cache
+   * policy applied; the writes overlay too for primaries).
+   */
+  rangeInformer(kind: Kind, range: number, selection: RangeSelection): SharedIndexInformerType<KubeObject>;
+  /** Called after a range's informers stopped (their objects are dropped). */
+  rangeStopped?(range: number): void;
 }
+
+/** Prefix of the owned kinds' keys in a range's informers (primaries are keyed by their kind string). */
+const OWNED = 'owned ';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
@@ -119,9 +195,13 @@ export class HashSharding {
   readonly #deps: HashShardingDeps;
   readonly #options: ManagerHashShardingOptions;
   readonly #kinds = new Map<string, ShardedKind>();
+  /** `group/Kind` of every sharded primary kind (what owner references name). */
+  readonly #primaryKinds = new Set<string>();
+  readonly #owned = new Map<string, OwnedKind>();
   readonly #states = new Map<number, RangeState>();
   readonly #coordinator: RangeCoordinator;
   #refused = 0;
+  #mislabeled = 0;
 
   constructor(options: ManagerHashShardingOptions, deps: HashShardingDeps) {
     const invalid = (message: string): KinformerError =>
@@ -191,6 +271,48 @@ export class HashSharding {
       this.#kinds.set(key, sharded);
     }
     sharded.controllers.push({ controller, predicates });
+    this.#primaryKinds.add(`${kind.group}/${kind.kind}`);
+  }
+
+  /** What owned objects' ranges are read by: the owner's uid (through {@link HASH_RANGE_LABEL}) or the namespace. */
+  get field(): 'uid' | 'namespace' {
+    return this.#field;
+  }
+
+  /**
+   * Reads `kind`, owned by `primary`'s objects, through one informer per range held (metadata only):
+   * objects labelled {@link HASH_RANGE_LABEL}` = <range>` (`field: 'uid'`), or the range's
+   * `shardSelector` on the namespace (`field: 'namespace'`: an owned object shares its owner's).
+   * Its events queue the owner's key while the owner's range is active here.
+   */
+  addOwned(
+    kind: Kind,
+    scope: OwnedScope,
+    controller: ManagedController<KubeObject>,
+    primary: Kind,
+    predicates: readonly Predicate[],
+  ): void {
+    const key = `${kindString(kind)}|${scope.namespace ?? ''}|${scope.labelSelector ?? ''}|${scope.fieldSelector ?? ''}`;
+    let owned = this.#owned.get(key);
+    if (owned === undefined) {
+      owned = { kind, scope, controllers: [] };
+      this.#owned.set(key, owned);
+    }
+    owned.controllers.push({ controller, primary, predicates });
+  }
+
+  /**
+   * `obj` with {@link HASH_RANGE_LABEL} set to its controller owner's range, when that owner is of a
+   * sharded primary kind (`field: 'uid'`); `obj` itself otherwise (or when the label is right already).
+   */
+  stamp<T extends KubeObject>(obj: T): T {
+    if (this.#field !== 'uid') return obj;
+    const ref = controllerOf(obj);
+    if (ref === undefined || !this.#primaryKinds.has(`${groupOf(ref.apiVersion)}/${ref.kind}`)) return obj;
+    const value = String(this.#locate(ref.uid));
+    const labels = obj.metadata?.labels;
+    if (labels?.[HASH_RANGE_LABEL] === value) return obj;
+    return { ...obj, metadata: { ...obj.metadata, labels: { ...labels, [HASH_RANGE_LABEL]: value } } };
   }
 
   /** The range of an object of a sharded kind. */
@@ -255,7 +377,19 @@ export class HashSharding {
         .map(([i]) => i)
         .sort((a, b) => a - b),
       refused: this.#refused,
+      cached: {
+        primary: this.#count((k) => !k.startsWith(OWNED)),
+        owned: this.#count((k) => k.startsWith(OWNED)),
+      },
+      mislabeled: this.#mislabeled,
     };
+  }
+
+  #count(which: (key: string) => boolean): number {
+    let n = 0;
+    for (const state of this.#states.values())
+      for (const [k, informer] of state.informers) if (which(k)) n += informer.getStore().size();
+    return n;
   }
 
   /**
@@ -293,8 +427,34 @@ export class HashSharding {
     };
     this.#states.set(i, state);
     this.#emit(i, 'acquired');
+    for (const [k, owned] of this.#owned) {
+      const informer = this.#deps.rangeInformer(owned.kind, i, {
+        owned:
+          this.#field === 'uid'
+            ? { scope: owned.scope, labelSelector: `${HASH_RANGE_LABEL}=${i}` }
+            : { scope: owned.scope },
+        ...(this.#field === 'uid' ? {} : { shardSelector: this.#selectors[i]! }),
+      });
+      state.informers.set(`${OWNED}${k}`, informer);
+      for (const { controller, primary, predicates } of owned.controllers)
+        state.registrations.push(
+          controller.attach({
+            label: `${sourceLabel(owned.kind, 'owned')} range ${i}`,
+            informer,
+            keys: (obj) => {
+              const owner = controllerOfKind(primary, obj);
+              if (owner === undefined) return [];
+              if (this.#field === 'uid' && this.#locate(owner.ref.uid) !== i) this.#mislabeled++;
+              if (state.phase !== 'active') return [];
+              // Exclusivity: only where the owner's range is reconciled (normally this range).
+              return this.ownerActive(obj, owner.ref.uid) ? [owner.key] : [];
+            },
+            predicates,
+          }),
+        );
+    }
     for (const [k, sharded] of this.#kinds) {
-      const informer = this.#deps.rangeInformer(sharded.kind, i, this.#selectors[i]!);
+      const informer = this.#deps.rangeInformer(sharded.kind, i, { shardSelector: this.#selectors[i]! });
       state.informers.set(k, informer);
       for (const { controller, predicates } of sharded.controllers)
         state.registrations.push(
@@ -305,10 +465,11 @@ export class HashSharding {
             predicates,
           }),
         );
+    }
+    for (const informer of state.informers.values())
       informer.run(state.stop.signal).catch((err: unknown) => {
         this.#deps.logger.error({ err, range: i }, 'range informer failed');
       });
-    }
     void this.#activateWhenSynced(i, state);
   }
 
@@ -378,6 +539,7 @@ export class HashSharding {
     state.phase = 'releasing';
     state.stop.abort();
     for (const r of state.registrations.splice(0)) r.remove();
+    this.#deps.rangeStopped?.(i);
   }
 }
 
@@ -411,5 +573,26 @@ export function objectClientLeaseStore(
       informer.addEventHandler({ onAdd: changed, onUpdate: (_old, obj) => changed(obj) });
       informer.run(signal).catch(() => undefined);
     },
+  };
+}
+
+/**
+ * `writer` with {@link HashSharding.stamp} applied to what it creates, updates and applies: owned
+ * objects carry their owner's range label whoever builds them. Patches go through as they are (a
+ * patch that sets a controller reference should set the label too: {@link hashRangeOf}).
+ */
+export function rangeLabellingWriter(
+  writer: ObjectWriter,
+  stamp: <T extends KubeObject>(obj: T) => T,
+): ObjectWriter {
+  return {
+    get: (gvr, key, options) => writer.get(gvr, key, options),
+    create: (gvr, obj, options) => writer.create(gvr, stamp(obj), options),
+    update: (gvr, obj, options) => writer.update(gvr, stamp(obj), options),
+    updateStatus: (gvr, obj, options) => writer.updateStatus(gvr, obj, options),
+    patch: (gvr, key, patch, options) => writer.patch(gvr, key, patch, options),
+    patchStatus: (gvr, key, patch, options) => writer.patchStatus(gvr, key, patch, options),
+    apply: (gvr, obj, options) => writer.apply(gvr, stamp(obj), options),
+    delete: (gvr, key, options) => writer.delete(gvr, key, options),
   };
 }

@@ -28,6 +28,8 @@ export type {
 export { setupSignalHandler } from './signals.js';
 export { type FinalizerHandlers, withFinalizer } from './finalizer.js';
 export {
+  HASH_RANGE_LABEL,
+  hashRangeOf,
   type HashShardStatus,
   type ManagerHashShardingOptions,
   objectClientLeaseStore,

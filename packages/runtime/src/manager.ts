@@ -9,7 +9,7 @@ import {
   splitMetaNamespaceKey,
 } from '@kinformer/core';
 import { componentLogger } from '@kinformer/core/internal';
-import type { Clock, KubeObject, Logger, ShardSelector } from '@kinformer/core';
+import type { Clock, KubeObject, Logger } from '@kinformer/core';
 import { ApiEventRecorder } from '@kinformer/events';
 import type { EventRecorder } from '@kinformer/events';
 import { InformerFactory, SharedIndexInformer, waitForCacheSync } from '@kinformer/informer';
@@ -23,17 +23,22 @@ import { CachePolicies, informerScope, kindNotCachedError } from './cachePolicy.
 import { ControllerBuilder } from './controllerBuilder.js';
 import type { ControllerRing } from './controllerRing.js';
 import { defaultShardIdentity } from './controllerRing.js';
-import { HashSharding, objectClientLeaseStore } from './hashSharding.js';
-import type { HashShardStatus } from './hashSharding.js';
+import {
+  HASH_RANGE_LABEL,
+  HashSharding,
+  objectClientLeaseStore,
+  rangeLabellingWriter,
+} from './hashSharding.js';
+import type { HashShardStatus, RangeSelection } from './hashSharding.js';
 import type { ControllerSpec, SourceOptions, SourceSpec } from './controllerBuilder.js';
 import { kindString } from './kinds.js';
 import type { Kind } from './kinds.js';
 import { ManagedController, objectKey, sourceLabel } from './managedController.js';
 import type { KeySource } from './managedController.js';
 import type { Predicate } from './predicates.js';
-import { controllerOf, groupOf } from './ownerReferences.js';
+import { controllerOfKind } from './ownerReferences.js';
 import { runtimeClientOver } from './runtimeClient.js';
-import type { ObjectRef, RuntimeClient, WriteRecorder } from './runtimeClient.js';
+import type { ObjectRef, ObjectWriter, RuntimeClient, WriteRecorder } from './runtimeClient.js';
 import { kubeObjectWriter } from './kubeObjectWriter.js';
 import { WriteOverlay } from './writeOverlay.js';
 import { InformerRegistry } from './informerRegistry.js';
@@ -98,13 +103,15 @@ export class Manager {
             wrote: (kind, obj) => this.#recordWrite(kind, obj),
             deleted: (kind, ref, uid) => this.#recordDelete(kind, ref, uid),
           };
-    if (options.writer !== undefined) this.client = runtimeClientOver(options.writer, recorder);
+    let writer: ObjectWriter;
+    if (options.writer !== undefined) writer = options.writer;
     else if (kubeConfig !== undefined)
-      this.client = runtimeClientOver(
-        kubeObjectWriter(kubeConfig, { fieldManager: this.name, logger: options.logger }),
-        recorder,
-      );
+      writer = kubeObjectWriter(kubeConfig, { fieldManager: this.name, logger: options.logger });
     else throw new KinformerError(ErrorCodes.INVALID_OPTION, 'Manager needs a KubeConfig or a writer');
+    // Hash sharding: owned objects written through the client carry their owner's range label.
+    if (options.hashSharding !== undefined)
+      writer = rangeLabellingWriter(writer, (obj) => this.#hash?.stamp(obj) ?? obj);
+    this.client = runtimeClientOver(writer, recorder);
     if (options.recorder !== undefined) this.recorder = options.recorder;
     else if (kubeConfig !== undefined) {
       this.#ownRecorder = new ApiEventRecorder(kubeConfig, {
@@ -221,28 +228,46 @@ export class Manager {
       clock: this.#clock,
       logger: componentLogger(options.logger, { component: 'hash-sharding', manager: this.name }),
       store,
-      rangeInformer: (kind, range, selector) => this.#rangeInformer(kind, range, selector),
+      rangeInformer: (kind, range, selection) => this.#rangeInformer(kind, range, selection),
+      // The interner's table would keep the strings of the range's objects (up to its size).
+      rangeStopped: () => this.#cache.forgetInterned(),
     });
   }
 
   /** The informer of one hash range of `kind` (its cache policy applies; not started). */
-  #rangeInformer(kind: Kind, range: number, selector: ShardSelector): SharedIndexInformer<KubeObject> {
-    const scope = informerScope(kind, this.#cache.of(kind), {}, this.#options.namespace ?? '');
+  #rangeInformer(kind: Kind, range: number, selection: RangeSelection): SharedIndexInformer<KubeObject> {
+    const owned = selection.owned;
+    const scope = informerScope(
+      kind,
+      this.#cache.of(kind),
+      owned === undefined
+        ? {}
+        : {
+            ...owned.scope,
+            ...(owned.labelSelector === undefined
+              ? {}
+              : { labelSelector: andSelectors(owned.scope.labelSelector, owned.labelSelector) }),
+            metadataOnly: true,
+          },
+      this.#options.namespace ?? '',
+    );
     const listerWatcher = this.#listerWatchers(kind, {
       namespace: scope.namespace ?? this.#options.namespace ?? '',
-      metadataOnly: false,
+      metadataOnly: scope.metadataOnly,
       ...(scope.labelSelector === undefined ? {} : { labelSelector: scope.labelSelector }),
       ...(scope.fieldSelector === undefined ? {} : { fieldSelector: scope.fieldSelector }),
     });
     const transform = this.#cache.transformOf(kind);
     const informer = new SharedIndexInformer<KubeObject>(listerWatcher, {
-      name: `${kindString(kind)}#range-${range}`,
+      name: `${kindString(kind)}#${owned === undefined ? '' : 'owned-'}range-${range}`,
       clock: this.#clock,
       ...(transform === undefined ? {} : { transform }),
       ...(this.#options.logger === undefined ? {} : { logger: this.#options.logger }),
-      reflectorOptions: { shardSelector: selector },
+      ...(selection.shardSelector === undefined
+        ? {}
+        : { reflectorOptions: { shardSelector: selection.shardSelector } }),
     });
-    this.#observeWrites(kind, informer);
+    if (!scope.metadataOnly) this.#observeWrites(kind, informer);
     return informer;
   }
 
@@ -523,8 +548,12 @@ export class Manager {
       s.type === 'for' &&
       primary !== undefined &&
       kindString(s.kind) === kindString(primary);
+    // Owned kinds too: one informer per range held, and (field 'uid') one informer of the owned
+    // objects that carry no range label yet, so that none is lost.
+    const ownedRanged = (s: SourceSpec): boolean =>
+      hash !== undefined && s.type === 'owns' && primary !== undefined;
     const sources: KeySource[] = spec.sources
-      .filter((s) => !ranged(s))
+      .filter((s) => !ranged(s) && !(ownedRanged(s) && hash?.field === 'namespace'))
       .flatMap((s) =>
         this.#namespacesOf(s).map((namespace) =>
           this.#source(
@@ -568,6 +597,18 @@ export class Manager {
         ...spec.predicates,
         ...(s.options.predicates ?? []),
       ]);
+    for (const s of spec.sources.filter(ownedRanged))
+      hash?.addOwned(
+        s.kind,
+        {
+          ...(s.options.namespace === undefined ? {} : { namespace: s.options.namespace }),
+          ...(s.options.labelSelector === undefined ? {} : { labelSelector: s.options.labelSelector }),
+          ...(s.options.fieldSelector === undefined ? {} : { fieldSelector: s.options.fieldSelector }),
+        },
+        controller as unknown as ManagedController<KubeObject>,
+        primary!,
+        [...spec.predicates, ...(s.options.predicates ?? [])],
+      );
     return controller;
   }
 
@@ -601,18 +642,25 @@ export class Manager {
             ErrorCodes.INVALID_OPTION,
             'owns() needs a primary kind: call for() first',
           );
-        const group = primary.group;
+        const hash = this.#hash;
+        // Hash sharding: the owned objects are read per range (HashSharding.addOwned); this source
+        // reads only those without a range label (written by another client), on every replica.
+        const unlabeled = hash !== undefined;
         return {
-          label: sourceLabel(spec.kind, 'owned'),
-          informer: this.informer(spec.kind, { ...scope, metadataOnly: true }).informer,
+          label: sourceLabel(spec.kind, unlabeled ? 'owned, no range label' : 'owned'),
+          informer: this.informer(spec.kind, {
+            ...scope,
+            ...(unlabeled
+              ? { labelSelector: andSelectors(scope.labelSelector, `!${HASH_RANGE_LABEL}`) }
+              : {}),
+            metadataOnly: true,
+          }).informer,
           keys: (obj) => {
-            const ref = controllerOf(obj);
-            if (ref === undefined || ref.kind !== primary.kind || groupOf(ref.apiVersion) !== group)
-              return [];
+            const owner = controllerOfKind(primary, obj);
+            if (owner === undefined) return [];
             // Hash sharding: an owned object follows its controller owner's range.
-            if (this.#hash !== undefined && !this.#hash.ownerActive(obj, ref.uid)) return [];
-            const ns = obj.metadata?.namespace;
-            return [primary.namespaced && ns ? `${ns}/${ref.name}` : ref.name];
+            if (hash !== undefined && !hash.ownerActive(obj, owner.ref.uid)) return [];
+            return [owner.key];
           },
           predicates,
         };
@@ -655,6 +703,11 @@ export class Manager {
   #fullInformerOf(kind: Kind, namespace: string): InformerAndLister<KubeObject> | undefined {
     return this.#informers.readable(kind, namespace, this.#cache.of(kind)?.metadataOnly === true);
   }
+}
+
+/** Two label selectors ANDed (either may be absent). */
+function andSelectors(a: string | undefined, b: string): string {
+  return a === undefined || a === '' ? b : `${a},${b}`;
 }
 
 function describe(reason: unknown): string {

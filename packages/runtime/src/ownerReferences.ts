@@ -66,3 +66,18 @@ export function setControllerReference<T extends KubeObject>(
 function sameOwner(a: OwnerReference, b: OwnerReference): boolean {
   return groupOf(a.apiVersion) === groupOf(b.apiVersion) && a.kind === b.kind && a.name === b.name;
 }
+
+/**
+ * The key of `obj`'s controller owner when that owner is of kind `primary` (what `owns()` queues),
+ * with the owner reference; `undefined` when `obj` has no controller of that kind.
+ */
+export function controllerOfKind(
+  primary: Pick<Kind, 'group' | 'kind' | 'namespaced'>,
+  obj: KubeObject,
+): { ref: OwnerReference; key: string } | undefined {
+  const ref = controllerOf(obj);
+  if (ref === undefined || ref.kind !== primary.kind || groupOf(ref.apiVersion) !== primary.group)
+    return undefined;
+  const ns = obj.metadata?.namespace;
+  return { ref, key: primary.namespaced && ns ? `${ns}/${ref.name}` : ref.name };
+}

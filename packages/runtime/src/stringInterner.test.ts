@@ -38,4 +38,15 @@ describe('stringInterner', () => {
     expect(a.spec.empty).not.toBe(b.spec.empty);
     expect(Object.isFrozen(a.spec.empty)).toBe(false);
   });
+
+  it('clear() empties the table: objects keep their values, later ones share again among themselves', () => {
+    const intern = stringInterner();
+    const a = intern({ metadata: { name: 'a', namespace: 'prod' } });
+    expect(intern.size).toBe(2);
+    intern.clear();
+    expect(intern.size).toBe(0);
+    expect(a.metadata).toEqual({ name: 'a', namespace: 'prod' });
+    intern({ metadata: { name: 'b', namespace: 'prod' } });
+    expect(intern.size).toBe(2);
+  });
 });

@@ -16,6 +16,11 @@ export interface StringInterner {
   <T extends KubeObject>(obj: T): T;
   /** How many distinct strings the table holds now. */
   readonly size: number;
+  /**
+   * Empties the table (objects keep what they share; later ones start sharing again): after a cache
+   * dropped many objects at once (a hash range handed off), so that their strings do not stay.
+   */
+  clear(): void;
 }
 
 const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
@@ -58,5 +63,8 @@ export function stringInterner(options: StringInternerOptions = {}): StringInter
   };
   const intern = (<T extends KubeObject>(obj: T): T => walk(obj, false) as T) as StringInterner;
   Object.defineProperty(intern, 'size', { get: () => table.size, enumerable: true });
+  intern.clear = () => {
+    table = new Map();
+  };
   return intern;
 }
