@@ -9,15 +9,26 @@
  * sharded ones: all three members seen, every held range active, unchanged for 3 s), minus its heap
  * after GC before starting. The three sharded replicas start one after another (a joiner takes only
  * its share, as in a rolling start), so the first one listed every range before handing two thirds
- * off: its bytes include that, the last joiner's are the steady-state share. Owned objects are cached
- * by every replica (metadata only): KEP-5866 cannot filter by owner.
+ * off, the second half of them: their bytes include that. Then each is restarted in turn into the
+ * settled ring of three (a rolling restart: a graceful leave, a new process under the same identity
+ * behind a fresh proxy): the new process's bytes and heap are a replica's steady-state share.
+ * The owned ConfigMaps carry the range label of their owner (`kinformer.dev/hash-range`, what the
+ * Manager's client stamps when the controller creates them), so each replica reads them through one
+ * metadata-only informer per range it holds, plus one for owned objects without the label (none here).
  * Usage: `node --expose-gc bench/dist/shardCostBench.js [widgets=30000] [owned-per-widget=2]`.
  */
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '@kinformer/core';
-import { defineKind, kinds, Manager, setControllerReference } from '@kinformer/runtime';
+import {
+  defineKind,
+  HASH_RANGE_LABEL,
+  hashRangeOf,
+  kinds,
+  Manager,
+  setControllerReference,
+} from '@kinformer/runtime';
 import type { Kind } from '@kinformer/runtime';
 import { FakeApiServer } from '@kinformer/testing';
 import { benchKubeConfig } from './benchKubeConfig.js';
@@ -40,14 +51,18 @@ const widgets = defineKind({ group: 'example.com', version: 'v1', resource: 'wid
 const NAMESPACES = 30;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** The child's heap after GC before it started its Manager. */
+let baseline = 0;
+
 async function child(
   url: string,
   mode: Mode,
   replica: number,
   total: number,
   perWidget: number,
+  members: number,
 ): Promise<void> {
-  const before = gcHeap();
+  baseline = gcHeap();
   const started = performance.now();
   const mgr = new Manager(benchKubeConfig(url), {
     name: `cost-${replica}`,
@@ -72,8 +87,7 @@ async function child(
     if (mode === 'single') break;
     const s = mgr.hashShard()!;
     const now = `${s.members.join(',')}|${s.held.join(',')}|${s.active.join(',')}`;
-    const settled =
-      s.members.length === replica + 1 && s.active.length === s.held.length && s.held.length > 0;
+    const settled = s.members.length === members && s.active.length === s.held.length && s.held.length > 0;
     if (!settled || now !== last) {
       last = now;
       stableSince = performance.now();
@@ -84,30 +98,48 @@ async function child(
   const settleMs = performance.now() - started;
   // Tell the parent; it says when to measure (after the later joiners settled: a replica's share shrinks).
   process.send!({ type: 'settled' });
-  await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  // The parent says when to measure (after the later joiners settled: a replica's share shrinks),
+  // as often as it likes, then to exit.
+  while ((await new Promise<unknown>((resolve) => process.once('message', resolve))) === 'measure')
+    await measure(mgr, mode, replica, total, perWidget, synced, settleMs);
+  stop.abort();
+  await run.catch(() => undefined);
+  process.exit(0);
+}
+
+async function measure(
+  mgr: Manager,
+  mode: Mode,
+  replica: number,
+  total: number,
+  perWidget: number,
+  synced: () => boolean,
+  settleMs: number,
+): Promise<void> {
   // Settle again (the later joiners took ranges from this one).
   for (let stable = 0; stable < 30;) {
     await sleep(100);
     const s = mgr.hashShard();
     stable = s === undefined || (s.active.length === s.held.length && synced()) ? stable + 1 : 0;
   }
-  const heap = gcHeap() - before;
+  const heap = gcHeap() - baseline;
+  const shard = mgr.hashShard();
+  // Owned ConfigMaps: the unsharded metadata-only informer (single), or one per range held plus the
+  // one of owned objects without a range label (sharded; `mgr.informer` finds these, it adds none).
+  const unsharded = mgr.informer(kinds.configMaps, {
+    metadataOnly: true,
+    ...(shard === undefined ? {} : { labelSelector: `!${HASH_RANGE_LABEL}` }),
+  });
   const result: ChildResult = {
     mode,
     replica,
     heapBytes: heap,
     widgets: countCached(mgr, widgets, total, 1),
-    // Owned ConfigMaps sit in a metadata-only informer, unsharded: every replica caches all of them.
-    owned: total * perWidget,
+    owned: (shard?.cached.owned ?? 0) + unsharded.informer.getStore().size(),
     ranges: mgr.hashShard()?.held.length ?? 16,
     settleMs,
   };
   process.send!({ type: 'result', result });
-  // Stay until every contender measured: a leave now would hand this replica's ranges to the others.
-  await new Promise<void>((resolve) => process.once('message', () => resolve()));
-  stop.abort();
-  await run.catch(() => undefined);
-  process.exit(0);
 }
 
 /** How many of the fixture's objects the Manager has in its cache (`get` of every key). */
@@ -123,15 +155,23 @@ function countCached(mgr: Manager, kind: Kind, n: number, per: number): number {
 
 interface Running {
   settled: Promise<void>;
-  result: Promise<ChildResult>;
-  measure: () => void;
+  /** Measures the contender once settled (again). */
+  measure: () => Promise<ChildResult>;
   exit: () => void;
+  exited: Promise<void>;
 }
 
-function startChild(url: string, mode: Mode, replica: number, total: number, perWidget: number): Running {
+function startChild(
+  url: string,
+  mode: Mode,
+  replica: number,
+  total: number,
+  perWidget: number,
+  members = replica + 1,
+): Running {
   const p = fork(
     fileURLToPath(import.meta.url),
-    ['child', url, mode, String(replica), String(total), String(perWidget)],
+    ['child', url, mode, String(replica), String(total), String(perWidget), String(members)],
     {
       execArgv: ['--expose-gc'],
       env: { ...process.env, NODE_ENV: 'production', KINFORMER_LOG_LEVEL: 'error' },
@@ -139,16 +179,37 @@ function startChild(url: string, mode: Mode, replica: number, total: number, per
     },
   );
   let settle!: () => void;
-  let resolve!: (r: ChildResult) => void;
-  let reject!: (e: Error) => void;
   const settled = new Promise<void>((r) => (settle = r));
-  const result = new Promise<ChildResult>((res, rej) => ((resolve = res), (reject = rej)));
+  let pending: { resolve: (r: ChildResult) => void; reject: (e: Error) => void } | undefined;
   p.on('message', (m: { type: string; result?: ChildResult }) => {
     if (m.type === 'settled') settle();
-    if (m.type === 'result') resolve(m.result!);
+    if (m.type === 'result') pending?.resolve(m.result!);
   });
-  p.once('exit', (code) => reject(new Error(`contender ${mode}/${replica} exited ${code}`)));
-  return { settled, result, measure: () => p.send('measure'), exit: () => p.send('exit') };
+  const exited = new Promise<void>((res) =>
+    p.once('exit', (code) => {
+      pending?.reject(new Error(`contender ${mode}/${replica} exited ${code}`));
+      res();
+    }),
+  );
+  const measure = (): Promise<ChildResult> =>
+    new Promise<ChildResult>((resolve, reject) => {
+      pending = { resolve, reject };
+      p.send('measure');
+    });
+  return { settled, measure, exit: () => p.send('exit'), exited };
+}
+
+function label(phase: 'single' | 'joined' | 'restarted' | 'steady', replica: number): string {
+  switch (phase) {
+    case 'single':
+      return 'single replica (no sharding)';
+    case 'joined':
+      return `sharded r${replica}, rolling start (joined ${replica + 1}${['st', 'nd', 'rd'][replica]!})`;
+    case 'restarted':
+      return `sharded r${replica}, restarted into the settled ring`;
+    case 'steady':
+      return `sharded r${replica}, after the rolling restart`;
+  }
 }
 
 const mb = (n: number): string => (n / 1024 / 1024).toFixed(1);
@@ -161,7 +222,9 @@ const load = (): string =>
 async function main(): Promise<void> {
   const count = Number(process.argv[2] ?? 30_000);
   const perWidget = Number(process.argv[3] ?? 2);
-  const server = await FakeApiServer.start({ historySize: 100 });
+  // The default history (10,000 events): with 100, a few dozen Lease renewals compact past the
+  // continue token of a LIST that pages slowly under load (a whole relist after a 410 Expired).
+  const server = await FakeApiServer.start();
   server.registerResource({ ...widgets, namespaced: true, customResource: true });
   server.createMany(
     widgets,
@@ -200,7 +263,12 @@ async function main(): Promise<void> {
             metadata: {
               name: `${w.metadata.name!}-${k}`,
               namespace: w.metadata.namespace!,
-              labels: { app: 'widgets', widget: w.metadata.name! },
+              // The owner's range, as the Manager's client stamps it on what the controller creates.
+              labels: {
+                app: 'widgets',
+                widget: w.metadata.name!,
+                [HASH_RANGE_LABEL]: String(hashRangeOf(w.metadata.uid!, 16)),
+              },
             },
             data: { 'config.yaml': `replicas: ${k}\nimage: widget\n`.repeat(4) },
           } as KubeObject,
@@ -212,14 +280,15 @@ async function main(): Promise<void> {
   console.log(
     `shard cost bench: ${count} widgets (custom resource) + ${count * perWidget} owned ConfigMaps; node ${process.version}, ${os.cpus().length} cores shared with other agents, load ${load()}`,
   );
-  const rows: Array<ChildResult & { bytes: number }> = [];
+  type Phase = 'single' | 'joined' | 'restarted' | 'steady';
+  const rows: Array<ChildResult & { bytes: number; phase: Phase }> = [];
   {
     const proxy = await countingProxy(new URL(server.url));
     const c = startChild(proxy.url, 'single', 0, count, perWidget);
     await c.settled;
-    c.measure();
-    rows.push({ ...(await c.result), bytes: proxy.bytes() });
+    rows.push({ ...(await c.measure()), bytes: proxy.bytes(), phase: 'single' });
     c.exit();
+    await c.exited;
     proxy.close();
   }
   for (const serverSide of [true]) {
@@ -230,10 +299,25 @@ async function main(): Promise<void> {
       running.push(startChild(proxies[i]!.url, 'sharded', i, count, perWidget));
       await running[i]!.settled;
     }
-    for (const r of running) r.measure();
-    const results = await Promise.all(running.map((r) => r.result));
-    results.forEach((r, i) => rows.push({ ...r, bytes: proxies[i]!.bytes() }));
+    const results = await Promise.all(running.map((r) => r.measure()));
+    results.forEach((r, i) => rows.push({ ...r, bytes: proxies[i]!.bytes(), phase: 'joined' }));
+    // A rolling restart of the settled ring: each replica leaves gracefully, a new process takes its
+    // identity and (after the others hand them back) its share of the ranges.
+    for (let i = 0; i < 3; i++) {
+      running[i]!.exit();
+      await running[i]!.exited;
+      proxies[i]!.close();
+      proxies[i] = await countingProxy(new URL(server.url));
+      running[i] = startChild(proxies[i]!.url, 'sharded', i, count, perWidget, 3);
+      await running[i]!.settled;
+      rows.push({ ...(await running[i]!.measure()), bytes: proxies[i]!.bytes(), phase: 'restarted' });
+    }
+    // All three once the rolling restart is over: the steady state, the replica with the extra range
+    // included (its bytes include what the later restarts handed it back and forth).
+    const steady = await Promise.all(running.map((r) => r.measure()));
+    steady.forEach((r, i) => rows.push({ ...r, bytes: proxies[i]!.bytes(), phase: 'steady' }));
     for (const r of running) r.exit();
+    await Promise.all(running.map((r) => r.exited));
     for (const p of proxies) p.close();
   }
   await server.close();
@@ -245,16 +329,18 @@ async function main(): Promise<void> {
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows)
     console.log(
-      `| ${r.mode === 'single' ? 'single replica (no sharding)' : `sharded r${r.replica} (joined ${r.replica + 1}${['st', 'nd', 'rd'][r.replica]})`} | ${r.ranges} | ${r.widgets} | ${r.owned} | ${mb(r.heapBytes)} | ${(r.heapBytes / single.heapBytes).toFixed(2)} | ${mb(r.bytes)} | ${(r.bytes / single.bytes).toFixed(2)} |`,
+      `| ${label(r.phase, r.replica)} | ${r.ranges} | ${r.widgets} | ${r.owned} | ${mb(r.heapBytes)} | ${(r.heapBytes / single.heapBytes).toFixed(2)} | ${mb(r.bytes)} | ${(r.bytes / single.bytes).toFixed(2)} |`,
     );
 }
 
 if (process.argv[2] === 'child') {
-  const [url, mode, replica, total, perWidget] = process.argv.slice(3);
-  void child(url!, mode as Mode, Number(replica), Number(total), Number(perWidget)).catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
+  const [url, mode, replica, total, perWidget, members] = process.argv.slice(3);
+  void child(url!, mode as Mode, Number(replica), Number(total), Number(perWidget), Number(members)).catch(
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 } else {
   void main().catch((err: unknown) => {
     console.error(err);
