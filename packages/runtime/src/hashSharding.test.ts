@@ -206,6 +206,7 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
 
     // A 4th replica: 4 ranges move (⌈16/4⌉), its LISTs select only its ranges.
     const heldBefore = new Map(replicas.map((r) => [r.id, r.mgr.hashShard()!.held]));
+    const eventsBefore = events.length;
     env.server.clearRequests();
     const d = startReplica(env, 'd', rec);
     const all = [...replicas, d];
@@ -214,7 +215,18 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
     const lost = replicas.flatMap((r) =>
       heldBefore.get(r.id)!.filter((i) => !r.mgr.hashShard()!.held.includes(i)),
     );
-    expect(lost.sort((x, y) => x - y)).toEqual(moved);
+    // The ranges given up are those d took, but for any lost at the renew deadline meanwhile (an
+    // event-loop stall of this loaded process: such a range may go to any replica).
+    const stalled = new Set(
+      events
+        .slice(eventsBefore)
+        .map((e) => e.split(' '))
+        .filter(([, , state]) => state === 'lost')
+        .map(([, range]) => Number(range)),
+    );
+    expect(lost.filter((i) => !stalled.has(i)).sort((x, y) => x - y)).toEqual(
+      moved.filter((i) => !stalled.has(i)),
+    );
     const cmLists = env.server.requests.filter((q) => q.verb === 'list' && q.resource === 'configmaps');
     expect(cmLists.length).toBeGreaterThanOrEqual(4);
     for (const q of cmLists) expect(q.query['shardSelector']).toBeDefined();
