@@ -370,6 +370,50 @@ describe('RangeCoordinator', () => {
     await sim.stopAll();
   });
 
+  it('a tick slower than the retry period is followed by the next at once, not one more period later', async () => {
+    // Under load a Lease list can take longer than the retry period; a tick skipped then delayed both
+    // seeing a renewal and seeing a Lease expire by a whole period (a taken-over range later).
+    const clock = new FakeClock(1_000_000);
+    const leases = new MemoryLeases();
+    const inner = leases.client(() => false);
+    const listMs = 2_500;
+    const starts: number[] = [];
+    const store: RangeLeaseStore = {
+      ...inner,
+      list: async (signal) => {
+        starts.push(clock.now());
+        await clock.sleep(listMs);
+        return inner.list(signal);
+      },
+    };
+    const stop = new AbortController();
+    const run = new RangeCoordinator({
+      ring: 'ring',
+      namespace: 'default',
+      identity: 'a',
+      ranges: V,
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      store,
+      clock,
+      logger: createLogger({ level: 'silent' }),
+      callbacks: {
+        acquired: () => undefined,
+        handoff: async () => undefined,
+        lost: () => undefined,
+        released: () => undefined,
+      },
+    }).run(stop.signal);
+    for (let t = 0; t < 20_000; t += 50) await clock.tick(50);
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    expect(gaps.length).toBeGreaterThanOrEqual(7);
+    for (const g of gaps) expect(g).toBeLessThanOrEqual(listMs + 150);
+    stop.abort();
+    for (let t = 0; t < 15_000; t += 100) await clock.tick(100);
+    await run;
+  });
+
   it('property: any sequence of joins, graceful leaves, crashes and partitions: 0 overlapping windows, crash gaps bounded, every range owned and balanced once quiet', async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -138,6 +138,9 @@ export class RangeCoordinator {
           if (this.#again) this.#wakeSoon();
         });
       }
+      // A tick outlasted the retry period (a slow Lease list under load): the next one starts as
+      // soon as it ends, not a whole period later (which delayed seeing renewals and expiries).
+      else this.#again = true;
       await this.#pause(retryPeriodMs, signal);
       this.#checkDeadlines();
     }
