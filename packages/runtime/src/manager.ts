@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { kubeConfigListerWatchers, ObjectClient } from '@kinformer/client-node';
+import { kubeConfigListerWatchers } from '@kinformer/client-node';
 import {
   ErrorCodes,
   isDeletedFinalStateUnknown,
@@ -12,8 +12,8 @@ import { componentLogger } from '@kinformer/core/internal';
 import type { Clock, KubeObject, Logger } from '@kinformer/core';
 import { ApiEventRecorder } from '@kinformer/events';
 import type { EventRecorder } from '@kinformer/events';
-import { InformerFactory, SharedIndexInformer, waitForCacheSync } from '@kinformer/informer';
-import type { InformerAndLister, ListerWatcherFactory } from '@kinformer/informer';
+import { InformerFactory, waitForCacheSync } from '@kinformer/informer';
+import type { InformerAndLister, ListerWatcherFactory, SharedIndexInformer } from '@kinformer/informer';
 import type { LeaderElector } from '@kinformer/leader-election';
 import { pingCheck } from '@kinformer/prometheus/health';
 import type { HealthCheck } from '@kinformer/prometheus/health';
@@ -22,14 +22,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { CachePolicies, informerScope, kindNotCachedError } from './cachePolicy.js';
 import { ControllerBuilder } from './controllerBuilder.js';
 import type { ControllerRing } from './controllerRing.js';
-import { defaultShardIdentity } from './controllerRing.js';
-import {
-  HASH_RANGE_LABEL,
-  HashSharding,
-  objectClientLeaseStore,
-  rangeLabellingWriter,
-} from './hashSharding.js';
-import type { HashShardStatus, RangeSelection } from './hashSharding.js';
+import { HASH_RANGE_LABEL, rangeLabellingWriter } from './hashSharding.js';
+import type { HashSharding, HashShardStatus } from './hashSharding.js';
+import { andSelectors, managerHashSharding } from './managerSharding.js';
 import type { ControllerSpec, SourceOptions, SourceSpec } from './controllerBuilder.js';
 import { kindString } from './kinds.js';
 import type { Kind } from './kinds.js';
@@ -121,7 +116,14 @@ export class Manager {
       });
       this.recorder = this.#ownRecorder;
     } else throw new KinformerError(ErrorCodes.INVALID_OPTION, 'Manager needs a KubeConfig or a recorder');
-    this.#hash = this.#hashSharding(kubeConfig);
+    this.#hash = managerHashSharding(kubeConfig, {
+      name: this.name,
+      options,
+      clock: this.#clock,
+      cache: this.#cache,
+      listerWatchers: this.#listerWatchers,
+      observeWrites: (kind, informer) => this.#observeWrites(kind, informer),
+    });
     const election = managerElection(kubeConfig, options, this.#clock, {
       onStartedLeading: (signal, le) => this.#lead(signal, le.onLeadershipChange),
       onStoppedLeading: (le) => {
@@ -198,77 +200,6 @@ export class Manager {
       },
       { name: `${this.name}:overlay` },
     );
-  }
-
-  #hashSharding(kubeConfig: KubeConfig | undefined): HashSharding | undefined {
-    const options = this.#options;
-    const hs = options.hashSharding;
-    if (hs === undefined) return undefined;
-    if (options.leaderElection || options.controllerRing !== undefined)
-      throw new KinformerError(
-        ErrorCodes.INVALID_OPTION,
-        'hashSharding excludes leaderElection and controllerRing: each range is its own Lease',
-      );
-    let store = hs.leases;
-    if (store === undefined) {
-      if (kubeConfig === undefined)
-        throw new KinformerError(
-          ErrorCodes.INVALID_OPTION,
-          'hashSharding needs a KubeConfig or a lease store',
-        );
-      store = objectClientLeaseStore(
-        new ObjectClient(kubeConfig, { fieldManager: this.name }),
-        hs.namespace,
-        hs.name,
-        this.#listerWatchers,
-      );
-    }
-    return new HashSharding(hs, {
-      identity: hs.identity ?? defaultShardIdentity(),
-      clock: this.#clock,
-      logger: componentLogger(options.logger, { component: 'hash-sharding', manager: this.name }),
-      store,
-      rangeInformer: (kind, range, selection) => this.#rangeInformer(kind, range, selection),
-      // The interner's table would keep the strings of the range's objects (up to its size).
-      rangeStopped: () => this.#cache.forgetInterned(),
-    });
-  }
-
-  /** The informer of one hash range of `kind` (its cache policy applies; not started). */
-  #rangeInformer(kind: Kind, range: number, selection: RangeSelection): SharedIndexInformer<KubeObject> {
-    const owned = selection.owned;
-    const scope = informerScope(
-      kind,
-      this.#cache.of(kind),
-      owned === undefined
-        ? {}
-        : {
-            ...owned.scope,
-            ...(owned.labelSelector === undefined
-              ? {}
-              : { labelSelector: andSelectors(owned.scope.labelSelector, owned.labelSelector) }),
-            metadataOnly: true,
-          },
-      this.#options.namespace ?? '',
-    );
-    const listerWatcher = this.#listerWatchers(kind, {
-      namespace: scope.namespace ?? this.#options.namespace ?? '',
-      metadataOnly: scope.metadataOnly,
-      ...(scope.labelSelector === undefined ? {} : { labelSelector: scope.labelSelector }),
-      ...(scope.fieldSelector === undefined ? {} : { fieldSelector: scope.fieldSelector }),
-    });
-    const transform = this.#cache.transformOf(kind);
-    const informer = new SharedIndexInformer<KubeObject>(listerWatcher, {
-      name: `${kindString(kind)}#${owned === undefined ? '' : 'owned-'}range-${range}`,
-      clock: this.#clock,
-      ...(transform === undefined ? {} : { transform }),
-      ...(this.#options.logger === undefined ? {} : { logger: this.#options.logger }),
-      ...(selection.shardSelector === undefined
-        ? {}
-        : { reflectorOptions: { shardSelector: selection.shardSelector } }),
-    });
-    if (!scope.metadataOnly) this.#observeWrites(kind, informer);
-    return informer;
   }
 
   /**
@@ -703,11 +634,6 @@ export class Manager {
   #fullInformerOf(kind: Kind, namespace: string): InformerAndLister<KubeObject> | undefined {
     return this.#informers.readable(kind, namespace, this.#cache.of(kind)?.metadataOnly === true);
   }
-}
-
-/** Two label selectors ANDed (either may be absent). */
-function andSelectors(a: string | undefined, b: string): string {
-  return a === undefined || a === '' ? b : `${a},${b}`;
 }
 
 function describe(reason: unknown): string {
