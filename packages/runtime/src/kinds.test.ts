@@ -1,5 +1,31 @@
 import type { V1ClusterRoleBinding, V1Pod } from '@kubernetes/client-node';
-import { defineKind, type Kind, kinds, kindString } from './kinds.js';
+import { type BuiltInKindModels, defineKind, type Kind, kinds, kindString } from './kinds.js';
+
+/** Every name of the models interface, once: the compiler rejects a missing or an extra one. */
+const MODEL_NAMES = {
+  pods: true,
+  configMaps: true,
+  secrets: true,
+  services: true,
+  serviceAccounts: true,
+  events: true,
+  endpoints: true,
+  nodes: true,
+  namespaces: true,
+  deployments: true,
+  replicaSets: true,
+  statefulSets: true,
+  daemonSets: true,
+  jobs: true,
+  cronJobs: true,
+  ingresses: true,
+  endpointSlices: true,
+  leases: true,
+  roles: true,
+  roleBindings: true,
+  clusterRoles: true,
+  clusterRoleBindings: true,
+} as const satisfies Record<keyof BuiltInKindModels, true>;
 
 describe('kinds (the built-in table)', () => {
   it('has one frozen v1 kind per row, its resource the name in lower case', () => {
@@ -12,6 +38,10 @@ describe('kinds (the built-in table)', () => {
       expect(Object.isFrozen(kind)).toBe(true);
     }
     expect(new Set(Object.values(kinds).map((k) => k.kind)).size).toBe(22);
+  });
+
+  it('has a row for every name of BuiltInKindModels and none more (the table and the types cannot drift)', () => {
+    expect(Object.keys(kinds).sort()).toEqual(Object.keys(MODEL_NAMES).sort());
   });
 
   it('reads group, kind and scope from each row', () => {
