@@ -187,8 +187,8 @@ export function informerScope(
       );
   }
   if (namespace === managerNamespace) namespace = undefined;
-  const labelSelector = and(policy?.labelSelector, options.labelSelector);
-  const fieldSelector = and(policy?.fieldSelector, options.fieldSelector);
+  const labelSelector = andSelectors(policy?.labelSelector, options.labelSelector);
+  const fieldSelector = andSelectors(policy?.fieldSelector, options.fieldSelector);
   return {
     ...(namespace === undefined ? {} : { namespace }),
     ...(labelSelector === undefined ? {} : { labelSelector }),
@@ -197,7 +197,10 @@ export function informerScope(
   };
 }
 
-function and(a: string | undefined, b: string | undefined): string | undefined {
+/** Two label (or field) selectors ANDed; either may be absent or empty. */
+export function andSelectors(a: string | undefined, b: string): string;
+export function andSelectors(a: string | undefined, b: string | undefined): string | undefined;
+export function andSelectors(a: string | undefined, b: string | undefined): string | undefined {
   if (!a) return b || undefined;
   if (!b) return a;
   return a === b ? a : `${a},${b}`;

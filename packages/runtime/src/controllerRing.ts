@@ -1,5 +1,6 @@
 import { ErrorCodes, KinformerError } from '@kinformer/core';
 import type { KubeObject, Logger } from '@kinformer/core';
+import { andSelectors } from './cachePolicy.js';
 import { kindString } from './kinds.js';
 import type { Kind } from './kinds.js';
 import { and, or } from './predicates.js';
@@ -126,7 +127,7 @@ export class ControllerRing {
 
   /** The selector of a ring kind's informer: `labelSelector` and this shard's label. */
   scopeSelector(labelSelector: string | undefined): string {
-    return labelSelector ? `${labelSelector},${this.selector}` : this.selector;
+    return andSelectors(labelSelector, this.selector);
   }
 
   /** The Lease labels. */

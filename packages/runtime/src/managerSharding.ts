@@ -5,7 +5,7 @@ import type { Clock, KubeObject } from '@kinformer/core';
 import { SharedIndexInformer } from '@kinformer/informer';
 import type { ListerWatcherFactory } from '@kinformer/informer';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { informerScope } from './cachePolicy.js';
+import { andSelectors, informerScope } from './cachePolicy.js';
 import type { CachePolicies } from './cachePolicy.js';
 import { defaultShardIdentity } from './controllerRing.js';
 import { HashSharding, objectClientLeaseStore } from './hashSharding.js';
@@ -102,9 +102,4 @@ function rangeInformer(
   });
   if (!scope.metadataOnly) deps.observeWrites(kind, informer);
   return informer;
-}
-
-/** Two label selectors ANDed (either may be absent). */
-export function andSelectors(a: string | undefined, b: string): string {
-  return a === undefined || a === '' ? b : `${a},${b}`;
 }
