@@ -356,6 +356,40 @@ describe('RangeCoordinator', () => {
     await sim.stopAll();
   });
 
+  it('replicas started together (300 ms apart, default timings) each acquire only their share: no range is handed off; all 16 are owned one retry period after the first start', async () => {
+    const sim = new Sim(() => 200, DEFAULTS);
+    const first = sim.clock.now();
+    for (let i = 0; i < 3; i++) {
+      sim.join();
+      await sim.advance(300, 10);
+    }
+    await sim.advance(DEFAULTS.retry, 10);
+    // The old coordinator let the first replica take all 16 ranges in its first tick and hand ten off.
+    expect(sim.windows).toEqual([]);
+    const counts = sim.live().map((id) => sim.replicas.get(id)!.open.size);
+    expect(counts.sort()).toEqual([5, 5, 6]);
+    const starts = sim.live().flatMap((id) => [...sim.replicas.get(id)!.open.values()]);
+    expect(Math.max(...starts) - first).toBeLessThanOrEqual(DEFAULTS.retry + 600 + 200);
+    expect(Math.min(...starts) - first).toBeGreaterThanOrEqual(DEFAULTS.retry);
+    await sim.advance(10_000);
+    expect(sim.windows).toEqual([]);
+    expect(sim.overlaps()).toEqual([]);
+    await sim.stopAll();
+  });
+
+  it('a replica alone waits out one retry period (the join window), then owns every range', async () => {
+    const sim = new Sim(() => 200, DEFAULTS);
+    const first = sim.clock.now();
+    const a = sim.join();
+    await sim.advance(DEFAULTS.retry - 100, 10);
+    expect(sim.replicas.get(a)!.open.size).toBe(0);
+    await sim.advance(300, 10);
+    expect(sim.replicas.get(a)!.open.size).toBe(V);
+    for (const start of sim.replicas.get(a)!.open.values())
+      expect(start - first).toBeLessThanOrEqual(DEFAULTS.retry + 200);
+    await sim.stopAll();
+  });
+
   it('a partitioned holder stops reconciling before anyone else may take its ranges', async () => {
     const sim = new Sim(() => 100);
     const [a] = [sim.join(), sim.join()];

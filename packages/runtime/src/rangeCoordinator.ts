@@ -86,7 +86,10 @@ function microTime(ms: number): string {
  * Lease and its range Leases, and acts on its row of {@link planRanges}: acquires the free ranges
  * assigned to it, hands off (then releases) those assigned elsewhere. A range whose renewal has not
  * succeeded within the renew deadline is given up at once (`lost`), before any other replica can see
- * it expire (lease duration > renew deadline, both measured from when the renewal was sent).
+ * it expire (lease duration > renew deadline, both measured from when the renewal was sent). For
+ * one retry period after it joins a ring where no other replica holds a range, a replica acquires
+ * no free range (the join window: replicas started together see each other first, and each takes
+ * only its share).
  */
 export class RangeCoordinator {
   readonly #o: RangeCoordinatorOptions;
@@ -100,6 +103,10 @@ export class RangeCoordinator {
   #again = false;
   /** When the last tick started (clock ms). */
   #lastTick = Number.NEGATIVE_INFINITY;
+  /** When the first tick whose list succeeded started (clock ms): the join window opens. */
+  #joinedAt: number | undefined;
+  /** Wakes the loop when the join window closes (a tick deferred an acquisition). */
+  #joinTimer: { cancel(): void } | undefined;
   /** Ends the current pause between ticks. */
   #wake: (() => void) | undefined;
   #wakeTimer: { cancel(): void } | undefined;
@@ -145,6 +152,7 @@ export class RangeCoordinator {
       this.#checkDeadlines();
     }
     this.#wakeTimer?.cancel();
+    this.#joinTimer?.cancel();
     await this.#tick;
     await this.#leave();
   }
@@ -242,6 +250,7 @@ export class RangeCoordinator {
         return;
       }
       const now = clock.now();
+      this.#joinedAt ??= started;
       const byName = new Map<string, V1Lease>();
       for (const l of leases) {
         const name = l.metadata?.name ?? '';
@@ -285,12 +294,34 @@ export class RangeCoordinator {
       for (const [i, h] of this.#held) writes.push(this.#renewRange(i, h, byName, started, t.signal));
       const plan = planRanges({ identity, members: this.#members, holders });
       for (const i of plan.release) this.#startHandoff(i);
-      for (const i of plan.acquire)
-        writes.push(this.#acquire(i, byName.get(rangeLeaseName(ring, i)), started, t.signal));
+      // The join window: for one retry period after its first list, while no other replica holds a
+      // range (a ring starting up), a replica takes only ranges whose Lease still names it (a restart
+      // under the same identity). Replicas started together (a Deployment's) thus see each other's
+      // membership Leases first and each lists only its share, instead of each taking every free
+      // range and handing most of them off again. A replica joining a running ring takes at once
+      // what the others release for it.
+      const joining =
+        started - this.#joinedAt < this.#o.retryPeriodMs &&
+        !holders.some((h) => h !== undefined && h !== identity);
+      for (const i of plan.acquire) {
+        const listed = byName.get(rangeLeaseName(ring, i));
+        if (joining && (listed?.spec?.holderIdentity ?? '') !== identity) {
+          this.#closeJoinWindowLater();
+          continue;
+        }
+        writes.push(this.#acquire(i, listed, started, t.signal));
+      }
       await Promise.all(writes);
     } finally {
       t.cancel();
     }
+  }
+
+  /** Runs a tick as soon as the join window closes (not up to a retry period later). */
+  #closeJoinWindowLater(): void {
+    if (this.#joinTimer !== undefined || this.#joinedAt === undefined) return;
+    const delay = this.#joinedAt + this.#o.retryPeriodMs - this.#o.clock.now();
+    this.#joinTimer = this.#o.clock.setTimeout(() => this.poke(), Math.max(0, delay));
   }
 
   #record(holder: string, previous: V1Lease | undefined): NonNullable<V1Lease['spec']> {
