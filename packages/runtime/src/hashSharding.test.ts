@@ -1,6 +1,7 @@
 import { isKinformerError, ErrorCodes, splitHashSpace } from '@kinformer/core';
 import { shardRangeLocator } from '@kinformer/core/internal';
-import type { KubeObject } from '@kinformer/core';
+import type { KubeObject, OwnerReference } from '@kinformer/core';
+import fc from 'fast-check';
 import { waitFor } from '@kinformer/test-tools';
 import type { V1ConfigMap, V1Lease, V1Secret } from '@kubernetes/client-node';
 import { kinds } from './kinds.js';
@@ -354,6 +355,73 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
     expect(rec.overlaps()).toEqual([]);
   }, 90_000);
 
+  it('owned objects: a patch through the client that sets a controller reference labels the object: it is cached in its owner replica’s range informer only, not mislabelled', async () => {
+    const rec = new Recorder();
+    for (let i = 0; i < 8; i++) env.server.create(kinds.configMaps, configMap(`cm-${i}`));
+    const a = startReplica(env, 'a', rec);
+    const b = startReplica(env, 'b', rec);
+    await waitFor(() => settled([a, b]), { timeoutMs: 30_000 });
+    const owners = env.server.list<V1ConfigMap>(kinds.configMaps, 'default');
+    const refTo = (i: number): OwnerReference =>
+      controllerOf(setControllerReference(owners[i]!, configMap('x'), kinds.configMaps))!;
+    // Secrets created without an owner: no label, read by the catch-all informer only.
+    for (const name of ['merge', 'strategic', 'json', 'json-no-labels'])
+      env.server.create(kinds.secrets, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name, namespace: 'default' },
+      });
+    await waitFor(() => rec.windows.size === 8);
+    expect([a, b].map((r) => r.mgr.hashShard()!.cached.owned)).toEqual([0, 0]);
+
+    const at = (name: string) => ({ namespace: 'default', name });
+    await a.mgr.client.patch(kinds.secrets, at('merge'), { metadata: { ownerReferences: [refTo(0)] } });
+    await b.mgr.client.patch(
+      kinds.secrets,
+      at('strategic'),
+      { metadata: { ownerReferences: [refTo(1)] } },
+      { type: 'strategic' },
+    );
+    // A JSON patch is stamped when it makes sure of the labels map itself…
+    await a.mgr.client.patch(
+      kinds.secrets,
+      at('json'),
+      [
+        { op: 'add', path: '/metadata/labels', value: { app: 'x' } },
+        { op: 'add', path: '/metadata/ownerReferences', value: [refTo(2)] },
+      ],
+      { type: 'json' },
+    );
+    // …and sent unchanged otherwise (no operation sequence is right without knowing the object).
+    await b.mgr.client.patch(
+      kinds.secrets,
+      at('json-no-labels'),
+      [{ op: 'add', path: '/metadata/ownerReferences', value: [refTo(3)] }],
+      { type: 'json' },
+    );
+
+    const stored = (name: string): V1Secret => env.server.get<V1Secret>(kinds.secrets, `default/${name}`);
+    for (const [name, i] of [
+      ['merge', 0],
+      ['strategic', 1],
+      ['json', 2],
+    ] as const)
+      expect(stored(name).metadata?.labels?.[HASH_RANGE_LABEL]).toBe(
+        String(hashRangeOf(owners[i]!.metadata!.uid!)),
+      );
+    expect(stored('json').metadata?.labels?.['app']).toBe('x');
+    expect(stored('json-no-labels').metadata?.labels?.[HASH_RANGE_LABEL]).toBeUndefined();
+    // Each labelled one is cached by the replica holding its owner's range only; none is mislabelled.
+    await waitFor(() => a.mgr.hashShard()!.cached.owned + b.mgr.hashShard()!.cached.owned === 3, {
+      timeoutMs: 30_000,
+    });
+    for (const r of [a, b]) {
+      expect(r.mgr.hashShard()!.cached.owned).toBe(ownedOf(env, r));
+      expect(r.mgr.hashShard()!.mislabeled).toBe(0);
+    }
+    expect(rec.overlaps()).toEqual([]);
+  }, 60_000);
+
   it('a moved range is released only after its reconcile in flight ended; the new owner reconciles that object only then', async () => {
     const rec = new Recorder();
     // 64 objects, and more until one falls in range 15 (uids are random: 1.6 % of draws had none).
@@ -509,4 +577,105 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
     });
     expect(alive.reduce((sum, r) => sum + r.mgr.hashShard()!.cached.owned, 0)).toBe(N);
   }, 120_000);
+});
+
+describe('patches through the Manager’s client (FakeApiServer patch semantics)', () => {
+  const env = perTestEnv();
+
+  it('property: a stamped patch applies exactly where the original does, and yields the same labels plus the owner’s range (a JSON patch: when it makes sure of the labels map)', async () => {
+    const mgr = env.manager({ name: 'p', hashSharding: { name: RING, namespace: 'default', identity: 'p' } });
+    mgr
+      .controller('cms')
+      .for(kinds.configMaps)
+      .owns(kinds.secrets)
+      .reconcile(() => undefined);
+    const K = HASH_RANGE_LABEL;
+    let n = 0;
+    const outcome = async (
+      write: () => Promise<unknown> | unknown,
+      name: string,
+    ): Promise<Record<string, string> | 'failed'> => {
+      try {
+        await write();
+      } catch {
+        return 'failed';
+      }
+      return env.server.get<V1Secret>(kinds.secrets, `default/${name}`).metadata?.labels ?? {};
+    };
+    const without = (labels: Record<string, string>): Record<string, string> =>
+      Object.fromEntries(Object.entries(labels).filter(([k]) => k !== K));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          labels: fc.constantFrom(undefined, {}, { app: 'a' }, { app: 'a', [K]: '99' }),
+          refs: fc.constantFrom(undefined, [], [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'pod' }]),
+          uid: fc.uuid(),
+          sharded: fc.boolean(),
+          type: fc.constantFrom('merge', 'strategic', 'json'),
+          objectLabels: fc.constantFrom(undefined, null, { tier: 't' }),
+          setRefs: fc.constantFrom('whole', 'append', 'index'),
+          labelsOp: fc.constantFrom('none', 'map', 'label'),
+          labelsFirst: fc.boolean(),
+        }),
+        async (c) => {
+          const ref: OwnerReference = c.sharded
+            ? { apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: c.uid, controller: true }
+            : { apiVersion: 'apps/v1', kind: 'Deployment', name: 'o', uid: c.uid, controller: true };
+          let patch: unknown;
+          if (c.type !== 'json')
+            patch = {
+              metadata: {
+                ownerReferences: [...(c.refs ?? []), ref],
+                ...(c.objectLabels === undefined ? {} : { labels: c.objectLabels }),
+              },
+            };
+          else {
+            const set = {
+              whole: { op: 'add', path: '/metadata/ownerReferences', value: [ref] },
+              append: { op: 'add', path: '/metadata/ownerReferences/-', value: ref },
+              index: { op: 'add', path: '/metadata/ownerReferences/0', value: ref },
+            }[c.setRefs];
+            const labels = {
+              none: [],
+              map: [{ op: 'add', path: '/metadata/labels', value: { tier: 't' } }],
+              label: [{ op: 'add', path: '/metadata/labels/tier', value: 't' }],
+            }[c.labelsOp];
+            patch = c.labelsFirst ? [...labels, set] : [set, ...labels];
+          }
+          const names = [`o-${n}`, `s-${n++}`] as const;
+          for (const name of names)
+            env.server.create(kinds.secrets, {
+              apiVersion: 'v1',
+              kind: 'Secret',
+              metadata: {
+                name,
+                namespace: 'default',
+                ...(c.labels === undefined ? {} : { labels: c.labels }),
+                ...(c.refs === undefined ? {} : { ownerReferences: c.refs }),
+              },
+            });
+          const original = await outcome(
+            () => env.server.patch(kinds.secrets, `default/${names[0]}`, patch, { type: c.type }),
+            names[0],
+          );
+          const stamped = await outcome(
+            () =>
+              mgr.client.patch(kinds.secrets, { namespace: 'default', name: names[1] }, patch, {
+                type: c.type,
+              }),
+            names[1],
+          );
+          if (original === 'failed' || stamped === 'failed') {
+            expect(stamped).toBe(original);
+            return;
+          }
+          expect(without(stamped)).toEqual(without(original));
+          // Not stamped: a JSON patch that leaves the labels map to chance, a merge that deletes every label.
+          const labelled = c.sharded && (c.type === 'json' ? c.labelsOp !== 'none' : c.objectLabels !== null);
+          expect(stamped[K]).toBe(labelled ? String(hashRangeOf(c.uid)) : original[K]);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  }, 60_000);
 });

@@ -584,7 +584,7 @@ export function objectClientLeaseStore(
  * A patch is stamped when it sets a controller reference to an owner of a sharded primary kind:
  * - a merge or strategic merge patch whose `metadata.ownerReferences` holds that reference gets
  *   `metadata.labels[HASH_RANGE_LABEL]` added (both kinds merge labels key by key: the object's
- *   other labels stay);
+ *   other labels stay), unless it deletes every label (`labels: null`: sent as it is);
  * - a JSON patch whose `add`/`replace` writes that reference (at `/metadata/ownerReferences`, `…/-`,
  *   `…/<index>`, or within a `/metadata` it writes) gets one more operation, an `add` of
  *   `/metadata/labels/kinformer.dev~1hash-range`, **only when its own operations make sure the
@@ -648,7 +648,8 @@ function stampPatch(patch: unknown, type: NonNullable<PatchOptions['type']>, sta
   const meta = isMap(patch) ? patch['metadata'] : undefined;
   if (!isMap(meta) || controllerRefIn(meta['ownerReferences']) === undefined) return patch;
   const labels = meta['labels'];
-  if (labels !== undefined && labels !== null && !isMap(labels)) return patch;
+  // `labels: null` deletes every label: adding one would turn it into a merge that keeps them.
+  if (labels !== undefined && !isMap(labels)) return patch;
   return stamp(patch as KubeObject);
 }
 
