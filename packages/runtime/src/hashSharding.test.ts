@@ -407,7 +407,7 @@ describe('hash sharding (Manager on FakeApiServer)', () => {
       ['json', 2],
     ] as const)
       expect(stored(name).metadata?.labels?.[HASH_RANGE_LABEL]).toBe(
-        String(hashRangeOf(owners[i]!.metadata!.uid!)),
+        String(hashRangeOf(owners[i]!.metadata.uid!)),
       );
     expect(stored('json').metadata?.labels?.['app']).toBe('x');
     expect(stored('json-no-labels').metadata?.labels?.[HASH_RANGE_LABEL]).toBeUndefined();
@@ -592,7 +592,7 @@ describe('patches through the Manager’s client (FakeApiServer patch semantics)
     const K = HASH_RANGE_LABEL;
     let n = 0;
     const outcome = async (
-      write: () => Promise<unknown> | unknown,
+      write: () => unknown,
       name: string,
     ): Promise<Record<string, string> | 'failed'> => {
       try {
@@ -607,12 +607,23 @@ describe('patches through the Manager’s client (FakeApiServer patch semantics)
     await fc.assert(
       fc.asyncProperty(
         fc.record({
-          labels: fc.constantFrom(undefined, {}, { app: 'a' }, { app: 'a', [K]: '99' }),
-          refs: fc.constantFrom(undefined, [], [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'pod' }]),
+          labels: fc.constantFrom<Record<string, string> | undefined>(
+            undefined,
+            {},
+            { app: 'a' },
+            { app: 'a', [K]: '99' },
+          ),
+          refs: fc.constantFrom<OwnerReference[] | undefined>(
+            undefined,
+            [],
+            [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'pod' }],
+          ),
           uid: fc.uuid(),
           sharded: fc.boolean(),
           type: fc.constantFrom('merge', 'strategic', 'json'),
-          objectLabels: fc.constantFrom(undefined, null, { tier: 't' }),
+          objectLabels: fc.constantFrom<Record<string, string> | null | undefined>(undefined, null, {
+            tier: 't',
+          }),
           setRefs: fc.constantFrom('whole', 'append', 'index'),
           labelsOp: fc.constantFrom('none', 'map', 'label'),
           labelsFirst: fc.boolean(),

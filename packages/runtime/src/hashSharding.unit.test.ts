@@ -210,7 +210,11 @@ describe('the hash range label of owned objects', () => {
       ['copies a label', { op: 'copy', from: '/metadata/labels/app', path: '/metadata/annotations/app' }],
     ] as const;
 
-    it.each(setsRefs.flatMap(([what, set]) => ensureLabels.map(([how, ensure]) => [what, how, set, ensure])))(
+    it.each(
+      setsRefs.flatMap(([what, set]) =>
+        ensureLabels.map(([how, ensure]) => [what, how, set, ensure] as const),
+      ),
+    )(
       'JSON patch setting %s, that %s: one add of the label is appended',
       async (_what, _how, set, ensure) => {
         // Written after the labels, a whole `/metadata` without labels drops them: that order is not stamped.
