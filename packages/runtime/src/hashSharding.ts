@@ -26,9 +26,9 @@ import { kinds as builtinKinds } from './kinds.js';
  * The label carrying the hash range of an owned object's controller owner (`hashSharding` with
  * `field: 'uid'`): the decimal index of the range among the ring's `virtualRanges`. The Manager's
  * client stamps it on every object it creates, updates or applies whose controller owner is of a
- * sharded primary kind, and on patches that set such a controller reference (JSON patches: see
- * {@link rangeLabellingWriter}); each replica then watches an owned kind with one informer per range
- * it holds, selecting on this label.
+ * sharded primary kind, and on patches that set such a controller reference (a JSON patch only when
+ * its own operations make sure of the labels map: docs/sharding.md); each replica then watches an
+ * owned kind with one informer per range it holds, selecting on this label.
  */
 export const HASH_RANGE_LABEL = 'kinformer.dev/hash-range';
 
