@@ -236,8 +236,12 @@ async function chaos(env: TestEnv, objects: V1ConfigMap[]): Promise<void> {
       await sleep(20);
     }
   })();
+  // With SHARD_TRACE, the time on the TRACE lines' clock too.
+  const traced = process.env['SHARD_TRACE'] !== undefined;
   const log = (what: string): void =>
-    console.log(`  ${((now() - t0) / 1000).toFixed(1).padStart(6)} s  ${what}  (load ${load()})`);
+    console.log(
+      `  ${((now() - t0) / 1000).toFixed(1).padStart(6)} s  ${what}  (load ${load()})${traced ? `  at ${(now() / 1000).toFixed(2)}` : ''}`,
+    );
   const events: Array<{ t: number; run: () => Promise<void> }> = [];
   // Scale 1 → 5 over the first 10 %.
   for (let i = 0; i < 5; i++)

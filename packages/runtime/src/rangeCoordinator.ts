@@ -89,7 +89,9 @@ function microTime(ms: number): string {
  * it expire (lease duration > renew deadline, both measured from when the renewal was sent). For
  * one retry period after it joins a ring where no other replica holds a range, a replica acquires
  * no free range (the join window: replicas started together see each other first, and each takes
- * only its share).
+ * only its share). A membership Lease of another replica that it saw unchanged for a lease duration
+ * (a replica killed without leaving) it clears, so that replicas joining later do not count the dead
+ * one as a member.
  */
 export class RangeCoordinator {
   readonly #o: RangeCoordinatorOptions;
@@ -263,11 +265,13 @@ export class RangeCoordinator {
       }
       this.#observer.retain(new Set(byName.keys()));
       const members = [identity];
+      const expired: V1Lease[] = [];
       for (const l of leases) {
         if (l.metadata?.labels?.[HASH_RING_ROLE_LABEL] !== 'member') continue;
         const holder = l.spec?.holderIdentity ?? '';
-        if (holder !== identity && this.#observer.live(l.metadata?.name ?? '', holder, now))
-          members.push(holder);
+        if (holder === '' || holder === identity) continue;
+        if (this.#observer.live(l.metadata?.name ?? '', holder, now)) members.push(holder);
+        else expired.push(l);
       }
       this.#members = [...new Set(members)].sort();
       const holders: Array<string | undefined> = [];
@@ -291,6 +295,7 @@ export class RangeCoordinator {
         );
       }
       const writes: Array<Promise<void>> = [this.#renewMember(byName, started, t.signal)];
+      for (const l of expired) writes.push(this.#clearMember(l, t.signal));
       for (const [i, h] of this.#held) writes.push(this.#renewRange(i, h, byName, started, t.signal));
       const plan = planRanges({ identity, members: this.#members, holders });
       for (const i of plan.release) this.#startHandoff(i);
@@ -370,6 +375,26 @@ export class RangeCoordinator {
     }
   }
 
+  /**
+   * Empties the holder of another replica's membership Lease that this replica saw unchanged for a
+   * lease duration (a replica killed without leaving). Every replica that joins later sees the Lease
+   * for the first time and, as client-go counts a Lease it has just seen, would take it for just
+   * renewed: it then planned ranges for the dead member (for a lease duration nobody took the ranges
+   * the others handed off for the joiner) while the others, who saw it expire, planned them for the
+   * joiner. The write is conditional on the listed `resourceVersion`: a member that renewed meanwhile
+   * keeps its Lease (the write fails), and one that comes back (a partition) takes it again at its
+   * next tick.
+   */
+  async #clearMember(lease: V1Lease, signal: AbortSignal): Promise<void> {
+    const holder = lease.spec?.holderIdentity ?? '';
+    try {
+      await this.#o.store.update(this.#body(lease.metadata?.name ?? '', 'member', '', lease), signal);
+      this.#o.logger.debug({ member: holder }, 'cleared an expired membership Lease');
+    } catch (err) {
+      this.#o.logger.debug({ err, member: holder }, 'clearing an expired membership Lease failed');
+    }
+  }
+
   async #renewRange(
     i: number,
     h: Held,
@@ -427,8 +452,13 @@ export class RangeCoordinator {
         h.handedOff = true;
         const t = this.#timeout();
         try {
-          // Failed (a renewal raced it: stale resourceVersion)? The next tick releases from a fresh list.
-          if (!(await this.#release(i, h, h.lease, t.signal))) this.poke();
+          // Failed (a renewal raced it: stale resourceVersion)? The next tick releases from a fresh
+          // list. Released? The next tick plans again soon: while several replicas hand off at once,
+          // the quotas move with who holds the most (a range being handed off still counts), and the
+          // range may now be planned for this replica again; its own release does not poke it through
+          // the watch, so it would stay unowned until the next retry period.
+          await this.#release(i, h, h.lease, t.signal);
+          this.poke();
         } finally {
           t.cancel();
         }
