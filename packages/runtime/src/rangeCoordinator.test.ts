@@ -408,6 +408,8 @@ describe('RangeCoordinator', () => {
     const d = sim.join();
     await sim.advance(1_000, 10);
     expect(sim.replicas.get(d)!.open.size).toBe(5);
+    for (const start of sim.replicas.get(d)!.open.values())
+      expect(start - joinedAt).toBeLessThanOrEqual(1_000);
     expect(counts().sort()).toEqual([5, 5, 6]);
     for (let i = 0; i < V; i++) expect(sim.owners(i)).toHaveLength(1);
     // While the two hand off at once, the quotas follow who holds the most: one of them hands off a
