@@ -377,6 +377,44 @@ describe('RangeCoordinator', () => {
     await sim.stopAll();
   });
 
+  it('replicas starting 1.5 s apart (a slow rollout) still each acquire only their share: the join window lasts until the members stayed the same for a retry period', async () => {
+    const sim = new Sim(() => 200, DEFAULTS);
+    const first = sim.clock.now();
+    for (let i = 0; i < 3; i++) {
+      sim.join();
+      await sim.advance(1_500, 10);
+    }
+    await sim.advance(DEFAULTS.retry, 10);
+    // A window of one retry period from the first list: r0 and r1 took 8 each, then handed 5 off to r2.
+    expect(sim.windows).toEqual([]);
+    expect(
+      sim
+        .live()
+        .map((id) => sim.replicas.get(id)!.open.size)
+        .sort(),
+    ).toEqual([5, 5, 6]);
+    const starts = sim.live().flatMap((id) => [...sim.replicas.get(id)!.open.values()]);
+    expect(Math.max(...starts) - first).toBeLessThanOrEqual(3_000 + DEFAULTS.retry + 300);
+    expect(sim.overlaps()).toEqual([]);
+    await sim.stopAll();
+  });
+
+  it('replicas joining one every 1.5 s without end: the first owns ranges one lease duration after it started, at the latest', async () => {
+    const sim = new Sim(() => 200, DEFAULTS);
+    const first = sim.clock.now();
+    const a = sim.join();
+    for (let i = 0; i < 12; i++) {
+      await sim.advance(1_500, 10);
+      sim.join();
+    }
+    await sim.advance(1_000, 10);
+    const starts = [...sim.replicas.get(a)!.open.values()];
+    expect(starts.length).toBeGreaterThan(0);
+    expect(Math.min(...starts) - first).toBeLessThanOrEqual(DEFAULTS.lease + 300);
+    expect(sim.overlaps()).toEqual([]);
+    await sim.stopAll();
+  });
+
   it('a replica alone waits out one retry period (the join window), then owns every range', async () => {
     const sim = new Sim(() => 200, DEFAULTS);
     const first = sim.clock.now();

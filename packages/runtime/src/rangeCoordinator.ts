@@ -86,12 +86,12 @@ function microTime(ms: number): string {
  * Lease and its range Leases, and acts on its row of {@link planRanges}: acquires the free ranges
  * assigned to it, hands off (then releases) those assigned elsewhere. A range whose renewal has not
  * succeeded within the renew deadline is given up at once (`lost`), before any other replica can see
- * it expire (lease duration > renew deadline, both measured from when the renewal was sent). For
- * one retry period after it joins a ring where no other replica holds a range, a replica acquires
- * no free range (the join window: replicas started together see each other first, and each takes
- * only its share). A membership Lease of another replica that it saw unchanged for a lease duration
- * (a replica killed without leaving) it clears, so that replicas joining later do not count the dead
- * one as a member.
+ * it expire (lease duration > renew deadline, both measured from when the renewal was sent). While no
+ * replica holds a range, a starting replica acquires no free range until the members it sees have
+ * stayed the same for one retry period (the join window: replicas started together see each other
+ * first, and each takes only its share). A membership Lease of another replica that it saw unchanged
+ * for a lease duration (a replica killed without leaving) it clears, so that replicas joining later
+ * do not count the dead one as a member.
  */
 export class RangeCoordinator {
   readonly #o: RangeCoordinatorOptions;
@@ -107,8 +107,11 @@ export class RangeCoordinator {
   #lastTick = Number.NEGATIVE_INFINITY;
   /** When the first tick whose list succeeded started (clock ms): the join window opens. */
   #joinedAt: number | undefined;
-  /** Wakes the loop when the join window closes (a tick deferred an acquisition). */
-  #joinTimer: { cancel(): void } | undefined;
+  /** The members of the last list, and since when (clock ms) they have been the same. */
+  #joinMembers = '';
+  #joinQuietSince = 0;
+  /** Wakes the loop when the join window closes (a tick deferred an acquisition), and when. */
+  #joinTimer: { cancel(): void; at: number } | undefined;
   /** Ends the current pause between ticks. */
   #wake: (() => void) | undefined;
   #wakeTimer: { cancel(): void } | undefined;
@@ -299,14 +302,21 @@ export class RangeCoordinator {
       for (const [i, h] of this.#held) writes.push(this.#renewRange(i, h, byName, started, t.signal));
       const plan = planRanges({ identity, members: this.#members, holders });
       for (const i of plan.release) this.#startHandoff(i);
-      // The join window: for one retry period after its first list, while no other replica holds a
-      // range (a ring starting up), a replica takes only ranges whose Lease still names it (a restart
-      // under the same identity). Replicas started together (a Deployment's) thus see each other's
-      // membership Leases first and each lists only its share, instead of each taking every free
-      // range and handing most of them off again. A replica joining a running ring takes at once
-      // what the others release for it.
+      // The join window: while no replica holds a range (a ring starting up), a replica that holds
+      // none takes only ranges whose Lease still names it (a restart under the same identity) until
+      // the members it sees have stayed the same for one retry period (at most a lease duration
+      // after its first list). Replicas started together (a Deployment's, seconds apart) thus see
+      // each other's membership Leases first and each lists only its share, instead of each taking
+      // every free range and handing most of them off again. A replica joining a running ring takes
+      // at once what the others release for it.
+      const memberKey = this.#members.join(',');
+      if (memberKey !== this.#joinMembers) {
+        this.#joinMembers = memberKey;
+        this.#joinQuietSince = started;
+      }
       const joining =
-        started - this.#joinedAt < this.#o.retryPeriodMs &&
+        this.#joinClosesAt() > started &&
+        this.#held.size === 0 &&
         !holders.some((h) => h !== undefined && h !== identity);
       for (const i of plan.acquire) {
         const listed = byName.get(rangeLeaseName(ring, i));
@@ -322,11 +332,19 @@ export class RangeCoordinator {
     }
   }
 
+  /** When the join window closes (clock ms), as things stand. */
+  #joinClosesAt(): number {
+    if (this.#joinedAt === undefined) return Number.POSITIVE_INFINITY;
+    return Math.min(this.#joinQuietSince + this.#o.retryPeriodMs, this.#joinedAt + this.#o.leaseDurationMs);
+  }
+
   /** Runs a tick as soon as the join window closes (not up to a retry period later). */
   #closeJoinWindowLater(): void {
-    if (this.#joinTimer !== undefined || this.#joinedAt === undefined) return;
-    const delay = this.#joinedAt + this.#o.retryPeriodMs - this.#o.clock.now();
-    this.#joinTimer = this.#o.clock.setTimeout(() => this.poke(), Math.max(0, delay));
+    const at = this.#joinClosesAt();
+    if (this.#joinTimer?.at === at) return;
+    this.#joinTimer?.cancel();
+    const timer = this.#o.clock.setTimeout(() => this.poke(), Math.max(0, at - this.#o.clock.now()));
+    this.#joinTimer = { cancel: () => timer.cancel(), at };
   }
 
   #record(holder: string, previous: V1Lease | undefined): NonNullable<V1Lease['spec']> {
