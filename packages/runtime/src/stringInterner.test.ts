@@ -39,6 +39,16 @@ describe('stringInterner', () => {
     expect(Object.isFrozen(a.spec.empty)).toBe(false);
   });
 
+  it('keeps no resourceVersion in its table (none is shared; each would be a new entry per event)', () => {
+    const intern = stringInterner();
+    for (let rv = 1; rv <= 100; rv++) {
+      const obj = intern({ metadata: { name: 'a', namespace: 'prod', resourceVersion: String(rv) } });
+      expect(obj.metadata.resourceVersion).toBe(String(rv));
+      expect(Object.keys(obj.metadata)).toEqual(['name', 'namespace', 'resourceVersion']);
+    }
+    expect(intern.size).toBe(2);
+  });
+
   it('clear() empties the table: objects keep their values, later ones share again among themselves', () => {
     const intern = stringInterner();
     const a = intern({ metadata: { name: 'a', namespace: 'prod' } });

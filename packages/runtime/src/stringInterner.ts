@@ -28,7 +28,8 @@ const EMPTY: Readonly<Record<string, never>> = Object.freeze({});
 /**
  * A cache transform that replaces every string value of up to `maxLength` characters with the one
  * equal string seen first: `JSON.parse` allocates each value anew, so 10,000 pods hold 10,000
- * copies of their namespace, label keys and values, owner UIDs, image names and node names. Within
+ * copies of their namespace, label keys and values, owner UIDs, image names and node names
+ * (`metadata.resourceVersion`, never shared, is not kept). Within
  * `metadata.managedFields[].fieldsV1` it also makes every empty object (`{}`, its leaves, hundreds
  * per pod) one frozen object. Mutates its argument (a transform sees each object first). One
  * interner per Manager (its table is shared by every kind); the Manager uses one by default
@@ -61,7 +62,18 @@ export function stringInterner(options: StringInternerOptions = {}): StringInter
     }
     return empty && fields ? EMPTY : o;
   };
-  const intern = (<T extends KubeObject>(obj: T): T => walk(obj, false) as T) as StringInterner;
+  // `metadata.resourceVersion` is left out: no two objects (or versions) share one, so it would only
+  // fill the table (a new entry per event) and empty it sooner.
+  const intern = (<T extends KubeObject>(obj: T): T => {
+    const meta = obj.metadata as Record<string, unknown> | undefined;
+    if (Object.isFrozen(obj) || meta === null || typeof meta !== 'object' || Object.isFrozen(meta))
+      return walk(obj, false) as T;
+    const o = obj as Record<string, unknown>;
+    for (const k in o)
+      if (k !== 'metadata') o[k] = walk(o[k], false);
+      else for (const m in meta) if (m !== 'resourceVersion') meta[m] = walk(meta[m], false);
+    return obj;
+  }) as StringInterner;
   Object.defineProperty(intern, 'size', { get: () => table.size, enumerable: true });
   intern.clear = () => {
     table = new Map();
