@@ -7,11 +7,13 @@
  * The parent runs FakeApiServer; every contender runs in its own `node --expose-gc` process behind a
  * byte-counting TCP proxy and reports its heap after GC once settled (the single replica: synced; the
  * sharded ones: all three members seen, every held range active, unchanged for 3 s), minus its heap
- * after GC before starting. The three sharded replicas start one after another (a joiner takes only
- * its share, as in a rolling start), so the first one listed every range before handing two thirds
- * off, the second half of them: their bytes include that. Then each is restarted in turn into the
- * settled ring of three (a rolling restart: a graceful leave, a new process under the same identity
- * behind a fresh proxy): the new process's bytes and heap are a replica's steady-state share.
+ * after GC before starting. The three sharded replicas first start together (a Deployment of 3: each
+ * waits out the join window, sees the others and lists only its share). Then each is restarted in
+ * turn into the settled ring of three (a rolling restart: a graceful leave, a new process under the
+ * same identity behind a fresh proxy): the new process's bytes and heap are a replica's steady-state
+ * share. Last, after all three left, they start one after another into the empty ring (each once the
+ * previous settled): the first lists every range before handing two thirds off, the second half of
+ * its share, and their bytes include that.
  * The owned ConfigMaps carry the range label of their owner (`kinformer.dev/hash-range`, what the
  * Manager's client stamps when the controller creates them), so each replica reads them through one
  * metadata-only informer per range it holds, plus one for owned objects without the label (none here).
@@ -19,6 +21,7 @@
  */
 import { fork } from 'node:child_process';
 import os from 'node:os';
+import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '@kinformer/core';
 import {
@@ -41,6 +44,10 @@ interface ChildResult {
   mode: Mode;
   replica: number;
   heapBytes: number;
+  /** Ranges acquired and given up (handed off or lost) since the process started. */
+  moves: string;
+  /** Of `heapBytes`: V8's compiled code (bytecode, baseline and optimized code: code and trusted spaces). */
+  codeBytes: number;
   widgets: number;
   owned: number;
   ranges: number;
@@ -49,10 +56,24 @@ interface ChildResult {
 
 const widgets = defineKind({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget' });
 const NAMESPACES = 30;
+/** Widgets (and as many owned ConfigMaps) changed per second while the contenders run. */
+const WRITES_PER_S = Number(process.env.SHARD_COST_WRITES ?? 20);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** The child's heap after GC before it started its Manager. */
+/** Ranges this child acquired, and handed off or lost. */
+const moves = { acquired: 0, given: 0 };
+
+/** The child's heap after GC before it started its Manager, and the compiled code in it. */
 let baseline = 0;
+let baselineCode = 0;
+
+/** V8's spaces of compiled code (instruction streams; bytecode and its metadata in the trusted spaces). */
+function codeSpaces(): number {
+  let n = 0;
+  for (const s of v8.getHeapSpaceStatistics())
+    if (/^(code|trusted)(_large_object)?_space$/.test(s.space_name)) n += s.space_used_size;
+  return n;
+}
 
 async function child(
   url: string,
@@ -63,12 +84,24 @@ async function child(
   members: number,
 ): Promise<void> {
   baseline = gcHeap();
+  baselineCode = codeSpaces();
   const started = performance.now();
   const mgr = new Manager(benchKubeConfig(url), {
     name: `cost-${replica}`,
     gracefulShutdownMs: 1_000,
+    ...(process.env.NO_INTERN ? { cache: { internStrings: false } } : {}),
     ...(mode === 'sharded'
-      ? { hashSharding: { name: 'cost', namespace: 'default', identity: `r${replica}` } }
+      ? {
+          hashSharding: {
+            name: 'cost',
+            namespace: 'default',
+            identity: `r${replica}`,
+            onRangeChange: (e) => {
+              if (e.state === 'acquired') moves.acquired++;
+              if (e.state === 'handoff' || e.state === 'lost') moves.given++;
+            },
+          },
+        }
       : {}),
   });
   mgr
@@ -134,6 +167,8 @@ async function measure(
     mode,
     replica,
     heapBytes: heap,
+    codeBytes: codeSpaces() - baselineCode,
+    moves: `${moves.acquired} / ${moves.given}`,
     widgets: countCached(mgr, widgets, total, 1),
     owned: (shard?.cached.owned ?? 0) + unsharded.informer.getStore().size(),
     ranges: mgr.hashShard()?.held.length ?? 16,
@@ -199,12 +234,16 @@ function startChild(
   return { settled, measure, exit: () => p.send('exit'), exited };
 }
 
-function label(phase: 'single' | 'joined' | 'restarted' | 'steady', replica: number): string {
+type Phase = 'single' | 'together' | 'joined' | 'restarted' | 'steady';
+
+function label(phase: Phase, replica: number): string {
   switch (phase) {
     case 'single':
       return 'single replica (no sharding)';
+    case 'together':
+      return `sharded r${replica}, the three started together`;
     case 'joined':
-      return `sharded r${replica}, rolling start (joined ${replica + 1}${['st', 'nd', 'rd'][replica]!})`;
+      return `sharded r${replica}, one after another into an empty ring (joined ${replica + 1}${['st', 'nd', 'rd'][replica]!})`;
     case 'restarted':
       return `sharded r${replica}, restarted into the settled ring`;
     case 'steady':
@@ -280,7 +319,21 @@ async function main(): Promise<void> {
   console.log(
     `shard cost bench: ${count} widgets (custom resource) + ${count * perWidget} owned ConfigMaps; node ${process.version}, ${os.cpus().length} cores shared with other agents, load ${load()}`,
   );
-  type Phase = 'single' | 'joined' | 'restarted' | 'steady';
+  // A live cluster: a writer changes WRITES_PER_S widgets and as many owned ConfigMaps a second
+  // throughout, so every contender runs its watch path (without it the single replica would never
+  // run it after its LIST, while the sharded ones do for their Leases' renewals).
+  let writes = 0;
+  const writer = setInterval(() => {
+    for (let k = 0; k < WRITES_PER_S / 10; k++) {
+      const w = Math.floor(Math.random() * count);
+      const ns = `ns-${w % NAMESPACES}`;
+      server.patch(widgets, `${ns}/widget-${w}`, { spec: { replicas: 1 + (writes % 5) } });
+      server.patch('configmaps', `${ns}/widget-${w}-${writes % perWidget}`, {
+        metadata: { annotations: { 'example.com/touched': String(writes) } },
+      });
+      writes++;
+    }
+  }, 100);
   const rows: Array<ChildResult & { bytes: number; phase: Phase }> = [];
   {
     const proxy = await countingProxy(new URL(server.url));
@@ -291,45 +344,56 @@ async function main(): Promise<void> {
     await c.exited;
     proxy.close();
   }
-  for (const serverSide of [true]) {
-    server.shardedListAndWatch = serverSide;
-    const proxies = await Promise.all([0, 1, 2].map(() => countingProxy(new URL(server.url))));
-    const running: Running[] = [];
-    for (let i = 0; i < 3; i++) {
-      running.push(startChild(proxies[i]!.url, 'sharded', i, count, perWidget));
-      await running[i]!.settled;
-    }
-    const results = await Promise.all(running.map((r) => r.measure()));
-    results.forEach((r, i) => rows.push({ ...r, bytes: proxies[i]!.bytes(), phase: 'joined' }));
-    // A rolling restart of the settled ring: each replica leaves gracefully, a new process takes its
-    // identity and (after the others hand them back) its share of the ranges.
-    for (let i = 0; i < 3; i++) {
-      running[i]!.exit();
-      await running[i]!.exited;
-      proxies[i]!.close();
-      proxies[i] = await countingProxy(new URL(server.url));
-      running[i] = startChild(proxies[i]!.url, 'sharded', i, count, perWidget, 3);
-      await running[i]!.settled;
-      rows.push({ ...(await running[i]!.measure()), bytes: proxies[i]!.bytes(), phase: 'restarted' });
-    }
-    // All three once the rolling restart is over: the steady state, the replica with the extra range
-    // included (its bytes include what the later restarts handed it back and forth).
-    const steady = await Promise.all(running.map((r) => r.measure()));
-    steady.forEach((r, i) => rows.push({ ...r, bytes: proxies[i]!.bytes(), phase: 'steady' }));
-    for (const r of running) r.exit();
-    await Promise.all(running.map((r) => r.exited));
-    for (const p of proxies) p.close();
+  server.shardedListAndWatch = true;
+  const proxies = await Promise.all([0, 1, 2].map(() => countingProxy(new URL(server.url))));
+  // Started together (a Deployment of 3): each waits out the join window, sees the others' membership
+  // Leases and lists only its share.
+  const running = [0, 1, 2].map((i) => startChild(proxies[i]!.url, 'sharded', i, count, perWidget, 3));
+  await Promise.all(running.map((r) => r.settled));
+  const together = await Promise.all(running.map((r) => r.measure()));
+  together.forEach((r, i) => rows.push({ ...r, bytes: proxies[i]!.bytes(), phase: 'together' }));
+  // A rolling restart of the settled ring: each replica leaves gracefully, a new process takes its
+  // identity and (after the others hand them back) its share of the ranges.
+  for (let i = 0; i < 3; i++) {
+    running[i]!.exit();
+    await running[i]!.exited;
+    proxies[i]!.close();
+    proxies[i] = await countingProxy(new URL(server.url));
+    running[i] = startChild(proxies[i]!.url, 'sharded', i, count, perWidget, 3);
+    await running[i]!.settled;
+    rows.push({ ...(await running[i]!.measure()), bytes: proxies[i]!.bytes(), phase: 'restarted' });
   }
+  // All three once the rolling restart is over: the steady state, the replica with the extra range
+  // included (its bytes include what the later restarts handed it back and forth).
+  const steady = await Promise.all(running.map((r) => r.measure()));
+  steady.forEach((r, i) => rows.push({ ...r, bytes: proxies[i]!.bytes(), phase: 'steady' }));
+  for (const r of running) r.exit();
+  await Promise.all(running.map((r) => r.exited));
+  for (const p of proxies) p.close();
+  // One after another into an empty ring (each once the previous settled): the first lists every
+  // range before handing two thirds off, the second half of its share: their bytes include that.
+  const joiners = await Promise.all([0, 1, 2].map(() => countingProxy(new URL(server.url))));
+  const oneByOne: Running[] = [];
+  for (let i = 0; i < 3; i++) {
+    oneByOne.push(startChild(joiners[i]!.url, 'sharded', i, count, perWidget));
+    await oneByOne[i]!.settled;
+  }
+  const joined = await Promise.all(oneByOne.map((r) => r.measure()));
+  joined.forEach((r, i) => rows.push({ ...r, bytes: joiners[i]!.bytes(), phase: 'joined' }));
+  for (const r of oneByOne) r.exit();
+  await Promise.all(oneByOne.map((r) => r.exited));
+  for (const p of joiners) p.close();
+  clearInterval(writer);
   await server.close();
   const single = rows[0]!;
-  console.log(`load ${load()}`);
+  console.log(`load ${load()}; ${writes} widgets and ${writes} ConfigMaps changed during the run`);
   console.log(
-    '| contender | ranges | widgets cached | owned cached (metadata) | heap MB | × single | bytes received MB | × single |',
+    '| contender | ranges | acquired / given up | widgets cached | owned cached (metadata) | heap MB | × single | of which compiled code MB | heap without it × single | bytes received MB | × single |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows)
     console.log(
-      `| ${label(r.phase, r.replica)} | ${r.ranges} | ${r.widgets} | ${r.owned} | ${mb(r.heapBytes)} | ${(r.heapBytes / single.heapBytes).toFixed(2)} | ${mb(r.bytes)} | ${(r.bytes / single.bytes).toFixed(2)} |`,
+      `| ${label(r.phase, r.replica)} | ${r.ranges} | ${r.mode === 'single' ? '–' : r.moves} | ${r.widgets} | ${r.owned} | ${mb(r.heapBytes)} | ${(r.heapBytes / single.heapBytes).toFixed(2)} | ${mb(r.codeBytes)} | ${((r.heapBytes - r.codeBytes) / (single.heapBytes - single.codeBytes)).toFixed(2)} | ${mb(r.bytes)} | ${(r.bytes / single.bytes).toFixed(2)} |`,
     );
 }
 
