@@ -3,7 +3,8 @@ import { createLogger, ErrorCodes, KinformerError, realClock, splitHashSpace } f
 import { shardRangeLocator } from '@kinformer/core/internal';
 import type { KubeObject } from '@kinformer/core';
 import type { V1Secret } from '@kubernetes/client-node';
-import { HASH_RANGE_LABEL, HashSharding, hashRangeOf, rangeLabellingWriter } from './hashSharding.js';
+import { HASH_RANGE_LABEL, HashSharding, hashRangeOf } from './hashSharding.js';
+import { rangeLabellingWriter } from './rangeLabelling.js';
 import { kinds } from './kinds.js';
 import type { ManagedController } from './managedController.js';
 import { setControllerReference } from './ownerReferences.js';
