@@ -31,6 +31,9 @@ import { kinds as builtinKinds } from './kinds.js';
  */
 export const HASH_RANGE_LABEL = 'kinformer.dev/hash-range';
 
+/** `ManagerHashShardingOptions.virtualRanges` when unset. */
+const DEFAULT_VIRTUAL_RANGES = 16;
+
 const locators = new Map<number, (value: string) => number>();
 
 /**
@@ -39,7 +42,7 @@ const locators = new Map<number, (value: string) => number>();
  * `value`. For objects written outside the Manager's client (another tool, a fixture):
  * `labels: { [HASH_RANGE_LABEL]: String(hashRangeOf(owner.metadata.uid, 16)) }`.
  */
-export function hashRangeOf(value: string, virtualRanges = 16): number {
+export function hashRangeOf(value: string, virtualRanges = DEFAULT_VIRTUAL_RANGES): number {
   let locate = locators.get(virtualRanges);
   if (locate === undefined) {
     if (!Number.isInteger(virtualRanges) || virtualRanges < 1 || virtualRanges > 1024)
@@ -214,7 +217,7 @@ export class HashSharding {
       throw invalid(
         `the replica identity must be a DNS subdomain name of at most 63 characters, got ${JSON.stringify(deps.identity)}`,
       );
-    const v = options.virtualRanges ?? 16;
+    const v = options.virtualRanges ?? DEFAULT_VIRTUAL_RANGES;
     if (!Number.isInteger(v) || v < 1 || v > 1024)
       throw invalid(`hashSharding.virtualRanges must be an integer from 1 to 1024, got ${String(v)}`);
     const lease = options.leaseDurationMs ?? 15_000;
@@ -323,8 +326,16 @@ export class HashSharding {
 
   /** True when an owned object's controller owner (`ownerUid`) falls in a range this replica reconciles. */
   ownerActive(obj: KubeObject, ownerUid: string | undefined): boolean {
-    const value = this.#field === 'uid' ? ownerUid : obj.metadata?.namespace;
-    return this.#states.get(this.#locate(value ?? ''))?.phase === 'active';
+    return this.#active(this.#ownerRange(obj, ownerUid));
+  }
+
+  /** The range of an owned object's controller owner (by its uid, or the object's namespace). */
+  #ownerRange(obj: KubeObject, ownerUid: string | undefined): number {
+    return this.#locate((this.#field === 'uid' ? ownerUid : obj.metadata?.namespace) ?? '');
+  }
+
+  #active(range: number): boolean {
+    return this.#states.get(range)?.phase === 'active';
   }
 
   /**
@@ -444,10 +455,12 @@ export class HashSharding {
             keys: (obj) => {
               const owner = controllerOfKind(primary, obj);
               if (owner === undefined) return [];
-              if (this.#field === 'uid' && this.#locate(owner.ref.uid) !== i) this.#mislabeled++;
+              // One hash per event: the owner's range both checks the label and admits the key.
+              const range = this.#ownerRange(obj, owner.ref.uid);
+              if (this.#field === 'uid' && range !== i) this.#mislabeled++;
               if (state.phase !== 'active') return [];
               // Exclusivity: only where the owner's range is reconciled (normally this range).
-              return this.ownerActive(obj, owner.ref.uid) ? [owner.key] : [];
+              return this.#active(range) ? [owner.key] : [];
             },
             predicates,
           }),
