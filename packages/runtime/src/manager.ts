@@ -8,7 +8,7 @@ import {
   realClock,
   splitMetaNamespaceKey,
 } from '@kinformer/core';
-import { componentLogger } from '@kinformer/core/internal';
+import { componentLogger, definedProps } from '@kinformer/core/internal';
 import type { Clock, KubeObject, Logger } from '@kinformer/core';
 import { ApiEventRecorder } from '@kinformer/events';
 import type { EventRecorder } from '@kinformer/events';
@@ -24,7 +24,7 @@ import { ControllerBuilder } from './controllerBuilder.js';
 import type { ControllerRing } from './controllerRing.js';
 import { HASH_RANGE_LABEL } from './hashSharding.js';
 import { rangeLabellingWriter } from './rangeLabelling.js';
-import type { HashSharding, HashShardStatus } from './hashSharding.js';
+import type { HashSharding, HashShardStatus, OwnedScope } from './hashSharding.js';
 import { managerHashSharding } from './managerSharding.js';
 import type { ControllerSpec, SourceOptions, SourceSpec } from './controllerBuilder.js';
 import { kindString } from './kinds.js';
@@ -532,11 +532,7 @@ export class Manager {
     for (const s of spec.sources.filter(ownedRanged))
       hash?.addOwned(
         s.kind,
-        {
-          ...(s.options.namespace === undefined ? {} : { namespace: s.options.namespace }),
-          ...(s.options.labelSelector === undefined ? {} : { labelSelector: s.options.labelSelector }),
-          ...(s.options.fieldSelector === undefined ? {} : { fieldSelector: s.options.fieldSelector }),
-        },
+        sourceScope(s.options),
         controller as unknown as ManagedController<KubeObject>,
         primary!,
         [...spec.predicates, ...(s.options.predicates ?? [])],
@@ -554,11 +550,7 @@ export class Manager {
 
   #source(spec: SourceSpec, primary: Kind | undefined, shared: readonly Predicate[]): KeySource {
     const predicates = [...shared, ...(spec.options.predicates ?? [])];
-    const scope = {
-      ...(spec.options.namespace === undefined ? {} : { namespace: spec.options.namespace }),
-      ...(spec.options.labelSelector === undefined ? {} : { labelSelector: spec.options.labelSelector }),
-      ...(spec.options.fieldSelector === undefined ? {} : { fieldSelector: spec.options.fieldSelector }),
-    };
+    const scope = sourceScope(spec.options);
     switch (spec.type) {
       case 'for':
         return {
@@ -640,4 +632,13 @@ export class Manager {
 function describe(reason: unknown): string {
   if (reason instanceof Error) return reason.message;
   return reason === undefined ? 'stopped' : typeof reason === 'string' ? reason : JSON.stringify(reason);
+}
+
+/** Where a source reads: its namespace and selectors (those set). */
+function sourceScope(options: SourceOptions): OwnedScope {
+  return definedProps({
+    namespace: options.namespace,
+    labelSelector: options.labelSelector,
+    fieldSelector: options.fieldSelector,
+  });
 }

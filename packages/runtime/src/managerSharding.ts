@@ -1,6 +1,6 @@
 import { ObjectClient } from '@kinformer/client-node';
 import { ErrorCodes, KinformerError } from '@kinformer/core';
-import { componentLogger } from '@kinformer/core/internal';
+import { componentLogger, definedProps } from '@kinformer/core/internal';
 import type { Clock, KubeObject } from '@kinformer/core';
 import { SharedIndexInformer } from '@kinformer/informer';
 import type { ListerWatcherFactory } from '@kinformer/informer';
@@ -87,8 +87,7 @@ function rangeInformer(
   const listerWatcher = deps.listerWatchers(kind, {
     namespace: scope.namespace ?? options.namespace ?? '',
     metadataOnly: scope.metadataOnly,
-    ...(scope.labelSelector === undefined ? {} : { labelSelector: scope.labelSelector }),
-    ...(scope.fieldSelector === undefined ? {} : { fieldSelector: scope.fieldSelector }),
+    ...definedProps({ labelSelector: scope.labelSelector, fieldSelector: scope.fieldSelector }),
   });
   const transform = cache.transformOf(kind);
   const informer = new SharedIndexInformer<KubeObject>(listerWatcher, {
