@@ -17,7 +17,9 @@
  * The owned ConfigMaps carry the range label of their owner (`kinformer.dev/hash-range`, what the
  * Manager's client stamps when the controller creates them), so each replica reads them through one
  * metadata-only informer per range it holds, plus one for owned objects without the label (none here).
- * Usage: `node --expose-gc bench/dist/shardCostBench.js [widgets=30000] [owned-per-widget=2]`.
+ * Usage: `node --expose-gc bench/dist/shardCostBench.js [widgets=30000] [owned-per-widget=2]`;
+ * `SHARD_COST_WRITES=<n>` sets the writer's changes a second (default 20), `NO_INTERN=1` turns the
+ * Manager's string interner off in every contender.
  */
 import { fork } from 'node:child_process';
 import os from 'node:os';
